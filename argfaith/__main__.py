@@ -1,0 +1,3 @@
+from argfaith.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Relation classifiers behind one protocol (see :mod:`argfaith.mining.classifiers.base`)."""

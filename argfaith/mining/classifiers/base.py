@@ -1,0 +1,74 @@
+"""The relation-classifier protocol: a batch of (source, target, topic) → label (+ confidence).
+
+Every classifier (Claude, offline, recorded labels, baselines) implements
+:class:`RelationClassifier`; mining, benchmarks and the case study only talk to this protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from argfaith.datasets.labels import RelationLabel
+
+__all__ = ["PairQuery", "Prediction", "Usage", "RelationClassifier", "ProgressCallback"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairQuery:
+    """One candidate relation: does ``source`` attack / support ``target``?"""
+
+    source: str
+    target: str
+    topic: str | None = None
+    source_id: str | None = None
+    target_id: str | None = None
+    target_kind: str | None = None  # "proposal" | "speech" when known
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """A classifier's answer for one pair.
+
+    ``label`` is always one of the three classes; ``fallback`` is True when the raw answer could
+    not be parsed and the defined fallback label was used; ``raw`` keeps the model's text.
+    """
+
+    label: RelationLabel
+    confidence: float | None = None
+    fallback: bool = False
+    raw: str | None = None
+    probabilities: dict[str, float] | None = None
+
+
+@dataclass
+class Usage:
+    """Cost accounting of a classifier run (cumulative)."""
+
+    calls: int = 0  # API requests actually sent (cache hits excluded)
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: int = 0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+ProgressCallback = Callable[[int, int], None]  # (done, total)
+
+
+@runtime_checkable
+class RelationClassifier(Protocol):
+    """Classifies argument pairs as attack / support / no relation."""
+
+    name: str
+
+    def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
+        """One prediction per pair, in order."""
+        ...
+
+    @property
+    def usage(self) -> Usage:
+        """Cumulative cost accounting since construction."""
+        ...

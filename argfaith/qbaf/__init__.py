@@ -1,0 +1,48 @@
+"""argfaith.qbaf — the QBAF engine: model, DF-QuAD strengths, paths, bipolar semantics.
+
+Pure: no text processing and no I/O beyond (de)serialising a QBAF.
+"""
+
+from argfaith.qbaf.bipolar import AcceptanceResult, credulous_acceptance, d_preferred_extensions, set_attacks
+from argfaith.qbaf.dfquad import StrengthResult, dfquad_strengths
+from argfaith.qbaf.errors import (
+    BaseScoreError,
+    ConflictingEdgeError,
+    DuplicateArgumentError,
+    DuplicateEdgeError,
+    NotConvergedError,
+    ProposalEdgeError,
+    QBAFError,
+    QBAFFormatError,
+    UnknownArgumentError,
+)
+from argfaith.qbaf.framework import (
+    DEFAULT_PROPOSAL_BASE_SCORE,
+    DEFAULT_SPEECH_BASE_SCORE,
+    PROPOSAL,
+    QBAF,
+    SPEECH,
+    Argument,
+    ArgumentKind,
+)
+from argfaith.qbaf.io import (
+    from_networkx,
+    load_qbaf,
+    qbaf_from_dict,
+    qbaf_json_schema,
+    qbaf_to_dict,
+    save_qbaf,
+    to_networkx,
+)
+from argfaith.qbaf.paths import ProCon, con_arguments, pro_arguments, pro_con, pro_con_sets, relevant_arguments
+
+__all__ = [
+    "QBAF", "Argument", "ArgumentKind", "PROPOSAL", "SPEECH",
+    "DEFAULT_PROPOSAL_BASE_SCORE", "DEFAULT_SPEECH_BASE_SCORE",
+    "StrengthResult", "dfquad_strengths",
+    "ProCon", "pro_con", "pro_arguments", "con_arguments", "pro_con_sets", "relevant_arguments",
+    "AcceptanceResult", "set_attacks", "credulous_acceptance", "d_preferred_extensions",
+    "load_qbaf", "save_qbaf", "qbaf_from_dict", "qbaf_to_dict", "qbaf_json_schema", "to_networkx", "from_networkx",
+    "QBAFError", "QBAFFormatError", "DuplicateArgumentError", "UnknownArgumentError", "DuplicateEdgeError",
+    "ConflictingEdgeError", "BaseScoreError", "ProposalEdgeError", "NotConvergedError",
+]

@@ -1,0 +1,552 @@
+"""The QBAF model: an immutable quantitative bipolar argumentation framework.
+
+A QBAF is ⟨X, A, S, τ⟩ (PAPER.md §1): finite arguments X, attacks A ⊆ X×X, supports S ⊆ X×X with
+A ∩ S = ∅, and base scores τ: X → [0, 1]. A *debate QBAF* (Definition 1) additionally splits X
+into proposal arguments X_p (one per provision of the resolution, τ = 0.5) and speech arguments
+X_s, and no edge leaves a proposal argument.
+
+The model is array-first: ids, kinds and base scores are arrays, edges are ``(m, 2)`` integer
+arrays, and the incoming-edge CSR arrays used by the numba kernels are built once on demand. The
+per-argument :class:`Argument` objects (with text, speaker, position, metadata) are a view built
+lazily, so a 10^6-argument framework never pays for 10^6 Python objects unless asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+
+from argfaith.qbaf.errors import (
+    BaseScoreError,
+    ConflictingEdgeError,
+    DuplicateArgumentError,
+    DuplicateEdgeError,
+    ProposalEdgeError,
+    QBAFError,
+    UnknownArgumentError,
+)
+
+__all__ = [
+    "Argument",
+    "ArgumentKind",
+    "QBAF",
+    "PROPOSAL",
+    "SPEECH",
+    "DEFAULT_PROPOSAL_BASE_SCORE",
+    "DEFAULT_SPEECH_BASE_SCORE",
+]
+
+ArgumentKind = Literal["proposal", "speech"]
+PROPOSAL: ArgumentKind = "proposal"
+SPEECH: ArgumentKind = "speech"
+
+#: τ of every proposal argument (Definition 1).
+DEFAULT_PROPOSAL_BASE_SCORE = 0.5
+#: The paper's default τ for speech arguments (Table 6 also uses 0.15 and 0.25).
+DEFAULT_SPEECH_BASE_SCORE = 0.2
+
+_EMPTY_META: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """One argument of a QBAF.
+
+    Attributes
+    ----------
+    id : str
+        Unique, non-empty identifier.
+    kind : {"proposal", "speech"}
+        Proposal arguments stand for provisions of the debated resolution; speech arguments are
+        mined from a transcript or a summary.
+    base_score : float
+        τ(x) in [0, 1].
+    text, speaker, position :
+        Optional provenance (argument text, who said it, order in the debate).
+    metadata :
+        Any further JSON-serialisable provenance (offsets, intervention id, ...).
+    """
+
+    id: str
+    kind: ArgumentKind = SPEECH
+    base_score: float = DEFAULT_SPEECH_BASE_SCORE
+    text: str | None = None
+    speaker: str | None = None
+    position: int | None = None
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY_META)
+
+    @property
+    def is_proposal(self) -> bool:
+        return self.kind == PROPOSAL
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _as_edge_array(edges: Any, n: int, relation: str) -> np.ndarray:
+    arr = np.asarray(edges, dtype=np.int64)
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise QBAFError(f"{relation}: expected an (m, 2) array of argument indices, got shape {arr.shape}")
+    return arr
+
+
+class QBAF:
+    """An immutable QBAF ⟨X, A, S, τ⟩, optionally a debate QBAF (Definition 1).
+
+    Build one with :meth:`from_arguments` (ids and id pairs, full validation) or
+    :meth:`from_arrays` (index arrays, vectorised validation; the fast path for large graphs).
+
+    Examples
+    --------
+    >>> q = QBAF.from_arguments(
+    ...     [Argument("p1", "proposal", 0.5), Argument("s1")],
+    ...     attacks=[("s1", "p1")], supports=[], debate=True)
+    >>> q.attackers("p1")
+    ('s1',)
+    """
+
+    __slots__ = (
+        "_ids",
+        "_is_proposal",
+        "_base_scores",
+        "_attacks",
+        "_supports",
+        "_texts",
+        "_speakers",
+        "_positions",
+        "_metadata",
+        "tau",
+        "debate",
+        "name",
+        "info",
+        "__dict__",  # for cached_property
+    )
+
+    def __init__(
+        self,
+        ids: Sequence[str],
+        is_proposal: np.ndarray,
+        base_scores: np.ndarray,
+        attacks: np.ndarray,
+        supports: np.ndarray,
+        *,
+        texts: Sequence[str | None] | None = None,
+        speakers: Sequence[str | None] | None = None,
+        positions: Sequence[int | None] | None = None,
+        metadata: Sequence[Mapping[str, Any] | None] | None = None,
+        tau: float = DEFAULT_SPEECH_BASE_SCORE,
+        debate: bool = False,
+        name: str | None = None,
+        info: Mapping[str, Any] | None = None,
+        validate: bool = True,
+    ) -> None:
+        n = len(ids)
+        self._ids = tuple(ids)
+        self._is_proposal = _readonly(np.asarray(is_proposal, dtype=np.bool_).copy())
+        self._base_scores = _readonly(np.asarray(base_scores, dtype=np.float64).copy())
+        self._attacks = _readonly(_as_edge_array(attacks, n, "attacks").copy())
+        self._supports = _readonly(_as_edge_array(supports, n, "supports").copy())
+        self._texts = tuple(texts) if texts is not None else None
+        self._speakers = tuple(speakers) if speakers is not None else None
+        self._positions = tuple(positions) if positions is not None else None
+        self._metadata = tuple(metadata) if metadata is not None else None
+        self.tau = float(tau)
+        self.debate = bool(debate)
+        self.name = name
+        #: Free-form provenance of the whole framework (source document, miner, classifier, ...).
+        self.info: Mapping[str, Any] = MappingProxyType(dict(info or {}))
+        if validate:
+            self._validate()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_arguments(
+        cls,
+        arguments: Iterable[Argument | Mapping[str, Any]],
+        attacks: Iterable[tuple[str, str]] = (),
+        supports: Iterable[tuple[str, str]] = (),
+        *,
+        tau: float = DEFAULT_SPEECH_BASE_SCORE,
+        debate: bool = False,
+        name: str | None = None,
+        info: Mapping[str, Any] | None = None,
+    ) -> QBAF:
+        """Build a QBAF from arguments and (source id, target id) edges, validating everything.
+
+        Arguments given as mappings may omit ``base_score``: proposals then get 0.5 and speech
+        arguments the framework-level ``tau``.
+        """
+        args: list[Argument] = []
+        for i, a in enumerate(arguments):
+            if isinstance(a, Argument):
+                args.append(a)
+                continue
+            if not isinstance(a, Mapping):
+                raise QBAFError(f"arguments[{i}]: expected an Argument or a mapping, got {type(a).__name__}")
+            kind = a.get("kind", SPEECH)
+            bs = a.get("base_score")
+            if bs is None:
+                bs = DEFAULT_PROPOSAL_BASE_SCORE if kind == PROPOSAL else tau
+            args.append(
+                Argument(
+                    id=a.get("id"),  # type: ignore[arg-type]
+                    kind=kind,
+                    base_score=bs,
+                    text=a.get("text"),
+                    speaker=a.get("speaker"),
+                    position=a.get("position"),
+                    metadata=MappingProxyType(dict(a.get("metadata") or {})),
+                )
+            )
+        index: dict[str, int] = {}
+        for i, a in enumerate(args):
+            if not isinstance(a.id, str) or not a.id:
+                raise QBAFError(f"arguments[{i}]: id must be a non-empty string, got {a.id!r}")
+            if a.kind not in (PROPOSAL, SPEECH):
+                raise QBAFError(f"argument {a.id!r}: kind must be 'proposal' or 'speech', got {a.kind!r}")
+            if a.id in index:
+                raise DuplicateArgumentError(
+                    f"duplicate argument id {a.id!r} (arguments[{index[a.id]}] and arguments[{i}])"
+                )
+            index[a.id] = i
+
+        def to_idx(edges: Iterable[tuple[str, str]], relation: str) -> np.ndarray:
+            out = []
+            for k, e in enumerate(edges):
+                try:
+                    s, t = e
+                except (TypeError, ValueError):
+                    raise QBAFError(f"{relation}[{k}]: expected a [source, target] pair, got {e!r}") from None
+                for end in (s, t):
+                    if end not in index:
+                        raise UnknownArgumentError(
+                            f"{relation}[{k}] ({s!r} -> {t!r}): unknown argument {end!r}"
+                        )
+                out.append((index[s], index[t]))
+            return np.asarray(out, dtype=np.int64).reshape(-1, 2)
+
+        att = to_idx(attacks, "attacks")
+        sup = to_idx(supports, "supports")
+        meta = [a.metadata if a.metadata else None for a in args]
+        return cls(
+            [a.id for a in args],
+            np.array([a.kind == PROPOSAL for a in args], dtype=np.bool_),
+            np.array([_score(a) for a in args], dtype=np.float64),
+            att,
+            sup,
+            texts=[a.text for a in args] if any(a.text is not None for a in args) else None,
+            speakers=[a.speaker for a in args] if any(a.speaker is not None for a in args) else None,
+            positions=[a.position for a in args] if any(a.position is not None for a in args) else None,
+            metadata=meta if any(m is not None for m in meta) else None,
+            tau=tau,
+            debate=debate,
+            name=name,
+            info=info,
+        )
+
+    @classmethod
+    def from_arrays(
+        cls,
+        base_scores: Any,
+        attacks: Any = (),
+        supports: Any = (),
+        *,
+        is_proposal: Any = None,
+        ids: Sequence[str] | None = None,
+        tau: float = DEFAULT_SPEECH_BASE_SCORE,
+        debate: bool = False,
+        name: str | None = None,
+    ) -> QBAF:
+        """Fast constructor from index arrays: ``attacks``/``supports`` are ``(m, 2)`` integer
+        arrays of (source, target) indices into ``base_scores``. Ids default to ``"a0".."a{n-1}"``.
+        """
+        bs = np.asarray(base_scores, dtype=np.float64)
+        n = bs.shape[0]
+        if ids is None:
+            ids = [f"a{i}" for i in range(n)]
+        elif len(ids) != n:
+            raise QBAFError(f"ids has {len(ids)} entries but base_scores has {n}")
+        prop = np.zeros(n, dtype=np.bool_) if is_proposal is None else np.asarray(is_proposal, dtype=np.bool_)
+        if prop.shape != (n,):
+            raise QBAFError(f"is_proposal has shape {prop.shape}, expected ({n},)")
+        if len(set(ids)) != n:
+            seen: set[str] = set()
+            for i in ids:
+                if i in seen:
+                    raise DuplicateArgumentError(f"duplicate argument id {i!r}")
+                seen.add(i)
+        return cls(ids, prop, bs, attacks, supports, tau=tau, debate=debate, name=name)
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self) -> None:
+        n = len(self._ids)
+        if self._is_proposal.shape != (n,) or self._base_scores.shape != (n,):
+            raise QBAFError("ids, kinds and base scores must have the same length")
+        bs = self._base_scores
+        bad = np.flatnonzero(~((bs >= 0.0) & (bs <= 1.0)))  # NaN fails both comparisons
+        if bad.size:
+            i = int(bad[0])
+            raise BaseScoreError(
+                f"argument {self._ids[i]!r}: base score {bs[i]!r} is not in [0, 1]"
+                + (f" ({bad.size} arguments in all)" if bad.size > 1 else "")
+            )
+        for rel, e in (("attacks", self._attacks), ("supports", self._supports)):
+            if e.size == 0:
+                continue
+            out = np.flatnonzero((e < 0).any(axis=1) | (e >= n).any(axis=1))
+            if out.size:
+                k = int(out[0])
+                raise UnknownArgumentError(f"{rel}[{k}]: index pair {tuple(int(v) for v in e[k])} outside 0..{n - 1}")
+            code = e[:, 0] * n + e[:, 1]
+            uniq, first, counts = np.unique(code, return_index=True, return_counts=True)
+            if (counts > 1).any():
+                c = int(uniq[np.flatnonzero(counts > 1)[0]])
+                s, t = divmod(c, n)
+                raise DuplicateEdgeError(f"{rel}: edge ({self._ids[s]!r} -> {self._ids[t]!r}) is listed more than once")
+        if self._attacks.size and self._supports.size:
+            ca = self._attacks[:, 0] * n + self._attacks[:, 1]
+            cs = self._supports[:, 0] * n + self._supports[:, 1]
+            both = np.intersect1d(ca, cs)
+            if both.size:
+                s, t = divmod(int(both[0]), n)
+                raise ConflictingEdgeError(
+                    f"edge ({self._ids[s]!r} -> {self._ids[t]!r}) is both an attack and a support; A ∩ S must be empty"
+                )
+        if self.debate:
+            for rel, e in (("attacks", self._attacks), ("supports", self._supports)):
+                if e.size == 0:
+                    continue
+                leaving = np.flatnonzero(self._is_proposal[e[:, 0]])
+                if leaving.size:
+                    k = int(leaving[0])
+                    s, t = (int(v) for v in e[k])
+                    raise ProposalEdgeError(
+                        f"{rel}[{k}]: edge ({self._ids[s]!r} -> {self._ids[t]!r}) leaves proposal argument "
+                        f"{self._ids[s]!r}; in a debate QBAF edges only leave speech arguments (Definition 1)"
+                    )
+
+    # ------------------------------------------------------------------ basic views
+    @property
+    def n(self) -> int:
+        """Number of arguments |X|."""
+        return len(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return self._ids
+
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        """Map from argument id to its position in the arrays."""
+        return MappingProxyType({a: i for i, a in enumerate(self._ids)})
+
+    def idx(self, arg_id: str) -> int:
+        """Index of ``arg_id``; raises :class:`UnknownArgumentError` naming it."""
+        try:
+            return self.index[arg_id]
+        except KeyError:
+            raise UnknownArgumentError(f"unknown argument {arg_id!r}") from None
+
+    def __contains__(self, arg_id: object) -> bool:
+        return arg_id in self.index
+
+    @property
+    def is_proposal(self) -> np.ndarray:
+        """Boolean array, True for proposal arguments (read-only)."""
+        return self._is_proposal
+
+    @property
+    def base_scores(self) -> np.ndarray:
+        """τ as a float64 array aligned with :attr:`ids` (read-only)."""
+        return self._base_scores
+
+    @property
+    def attack_array(self) -> np.ndarray:
+        """Attacks as an ``(m, 2)`` array of (source, target) indices (read-only)."""
+        return self._attacks
+
+    @property
+    def support_array(self) -> np.ndarray:
+        """Supports as a ``(k, 2)`` array of (source, target) indices (read-only)."""
+        return self._supports
+
+    @property
+    def attacks(self) -> tuple[tuple[str, str], ...]:
+        ids = self._ids
+        return tuple((ids[s], ids[t]) for s, t in self._attacks.tolist())
+
+    @property
+    def supports(self) -> tuple[tuple[str, str], ...]:
+        ids = self._ids
+        return tuple((ids[s], ids[t]) for s, t in self._supports.tolist())
+
+    @property
+    def n_edges(self) -> int:
+        return int(self._attacks.shape[0] + self._supports.shape[0])
+
+    @property
+    def proposals(self) -> tuple[str, ...]:
+        """Ids of the proposal arguments X_p, in framework order."""
+        return tuple(self._ids[i] for i in np.flatnonzero(self._is_proposal))
+
+    @property
+    def speech_arguments(self) -> tuple[str, ...]:
+        """Ids of the speech arguments X_s, in framework order."""
+        return tuple(self._ids[i] for i in np.flatnonzero(~self._is_proposal))
+
+    def base_score(self, arg_id: str) -> float:
+        return float(self._base_scores[self.idx(arg_id)])
+
+    def argument(self, arg_id: str) -> Argument:
+        return self.arguments[self.idx(arg_id)]
+
+    @cached_property
+    def arguments(self) -> tuple[Argument, ...]:
+        """All arguments as :class:`Argument` objects (built lazily, once)."""
+        out = []
+        for i, a in enumerate(self._ids):
+            meta = self._metadata[i] if self._metadata is not None else None
+            out.append(
+                Argument(
+                    id=a,
+                    kind=PROPOSAL if self._is_proposal[i] else SPEECH,
+                    base_score=float(self._base_scores[i]),
+                    text=self._texts[i] if self._texts is not None else None,
+                    speaker=self._speakers[i] if self._speakers is not None else None,
+                    position=self._positions[i] if self._positions is not None else None,
+                    metadata=MappingProxyType(dict(meta)) if meta else _EMPTY_META,
+                )
+            )
+        return tuple(out)
+
+    # ------------------------------------------------------------------ CSR views for kernels
+    @cached_property
+    def in_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Incoming edges in CSR form: ``(ptr, src, is_attack)``.
+
+        The edges entering argument ``v`` are ``src[ptr[v]:ptr[v+1]]``; ``is_attack`` is True for
+        attacks and False for supports. Within one target, attacks come before supports, each in
+        input order (a stable order, so kernels are deterministic).
+        """
+        return self._csr(by_target=True)
+
+    @cached_property
+    def out_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Outgoing edges in CSR form: ``(ptr, dst, is_attack)``, like :attr:`in_csr`."""
+        return self._csr(by_target=False)
+
+    def _csr(self, by_target: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = self.n
+        key_col, val_col = (1, 0) if by_target else (0, 1)
+        edges = np.concatenate([self._attacks, self._supports], axis=0)
+        is_att = np.concatenate(
+            [np.ones(len(self._attacks), dtype=np.bool_), np.zeros(len(self._supports), dtype=np.bool_)]
+        )
+        order = np.argsort(edges[:, key_col], kind="stable") if len(edges) else np.zeros(0, dtype=np.int64)
+        keys = edges[order, key_col] if len(edges) else np.zeros(0, dtype=np.int64)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+        vals = (edges[order, val_col] if len(edges) else np.zeros(0, dtype=np.int64)).astype(np.int64)
+        att = is_att[order] if len(edges) else np.zeros(0, dtype=np.bool_)
+        return _readonly(ptr), _readonly(np.ascontiguousarray(vals)), _readonly(np.ascontiguousarray(att))
+
+    def attackers(self, arg_id: str) -> tuple[str, ...]:
+        """attackers(x) = {y | (y, x) ∈ A}, in input order."""
+        ptr, src, att = self.in_csr
+        v = self.idx(arg_id)
+        sl = slice(ptr[v], ptr[v + 1])
+        return tuple(self._ids[s] for s, a in zip(src[sl].tolist(), att[sl].tolist()) if a)
+
+    def supporters(self, arg_id: str) -> tuple[str, ...]:
+        """supporters(x) = {y | (y, x) ∈ S}, in input order."""
+        ptr, src, att = self.in_csr
+        v = self.idx(arg_id)
+        sl = slice(ptr[v], ptr[v + 1])
+        return tuple(self._ids[s] for s, a in zip(src[sl].tolist(), att[sl].tolist()) if not a)
+
+    # ------------------------------------------------------------------ derived frameworks
+    def with_base_scores(self, scores: Mapping[str, float] | np.ndarray) -> QBAF:
+        """A copy with some (mapping) or all (array) base scores replaced."""
+        if isinstance(scores, Mapping):
+            new = self._base_scores.copy()
+            for k, v in scores.items():
+                new[self.idx(k)] = v
+        else:
+            new = np.asarray(scores, dtype=np.float64)
+        return self._replace(base_scores=new)
+
+    def with_speech_base_score(self, tau: float) -> QBAF:
+        """A copy where every speech argument has base score ``tau`` (the paper's Table 6 sweep)."""
+        new = np.where(self._is_proposal, self._base_scores, float(tau))
+        return self._replace(base_scores=new, tau=float(tau))
+
+    def _replace(self, **changes: Any) -> QBAF:
+        kw: dict[str, Any] = dict(
+            ids=self._ids,
+            is_proposal=self._is_proposal,
+            base_scores=self._base_scores,
+            attacks=self._attacks,
+            supports=self._supports,
+            texts=self._texts,
+            speakers=self._speakers,
+            positions=self._positions,
+            metadata=self._metadata,
+            tau=self.tau,
+            debate=self.debate,
+            name=self.name,
+            info=self.info,
+        )
+        kw.update(changes)
+        ids = kw.pop("ids")
+        return QBAF(ids, kw.pop("is_proposal"), kw.pop("base_scores"), kw.pop("attacks"), kw.pop("supports"), **kw)
+
+    def is_acyclic(self) -> bool:
+        """True iff the graph (X, A ∪ S) has no directed cycle (self-loops count as cycles)."""
+        from argfaith.qbaf.graph import topological_order
+
+        return topological_order(self) is not None
+
+    # ------------------------------------------------------------------ dunder
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, QBAF):
+            return NotImplemented
+        if self._ids != other._ids:
+            return False
+        return (
+            np.array_equal(self._is_proposal, other._is_proposal)
+            and np.array_equal(self._base_scores, other._base_scores)
+            and _edge_set(self._attacks) == _edge_set(other._attacks)
+            and _edge_set(self._supports) == _edge_set(other._supports)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        kind = "debate QBAF" if self.debate else "QBAF"
+        return (
+            f"<{kind}{' ' + repr(self.name) if self.name else ''}: {self.n} arguments "
+            f"({int(self._is_proposal.sum())} proposals), {len(self._attacks)} attacks, {len(self._supports)} supports>"
+        )
+
+
+def _edge_set(e: np.ndarray) -> set[tuple[int, int]]:
+    return set(map(tuple, e.tolist()))
+
+
+def _score(a: Argument) -> float:
+    try:
+        return float(a.base_score)
+    except (TypeError, ValueError):
+        raise BaseScoreError(f"argument {a.id!r}: base score {a.base_score!r} is not a number") from None

@@ -1,0 +1,262 @@
+"""Plain-Python reference implementations of the engine's semantics.
+
+These follow the definitions of PAPER.md §2–4 as literally as possible, with no NumPy tricks and
+no numba, so that tests and benchmarks can check the fast kernels against them. They are not
+meant for large inputs (the brute-force ones are exponential).
+
+Conventions shared with the fast engine (:mod:`argfaith.qbaf.dfquad`):
+
+* aggregation F(v1..vn) = 1 − ∏(1 − vi), attackers then supporters in input order;
+* iterative solvers start from σ⁰ = τ and stop at the first iterate σ̂ whose fixed-point
+  residual ‖f(σ̂) − σ̂‖∞ is ≤ tol, which is then the reported residual;
+* ``iterations`` is the largest number of sweeps (synchronous) or steps (RK4) used by any
+  cyclic component, 0 when the graph is acyclic.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from argfaith.qbaf.framework import QBAF
+
+__all__ = [
+    "aggregate_reference",
+    "combine_reference",
+    "dfquad_reference",
+    "pro_con_reference",
+    "set_attacks_reference",
+    "admissible_sets_reference",
+    "d_preferred_reference",
+    "credulous_reference",
+]
+
+
+def aggregate_reference(values: list[float]) -> float:
+    """F(()) = 0, F(v1..vn) = 1 − ∏(1 − vi) (PAPER.md §2)."""
+    prod = 1.0
+    for v in values:
+        prod *= 1.0 - v
+    return 1.0 - prod
+
+
+def combine_reference(v0: float, va: float, vs: float) -> float:
+    """c(v0, va, vs) = v0 − v0·(va − vs) if va ≥ vs, else v0 + (1 − v0)·(vs − va) (PAPER.md §2)."""
+    if va >= vs:
+        return v0 - v0 * (va - vs)
+    return v0 + (1.0 - v0) * (vs - va)
+
+
+def _incoming(qbaf: QBAF) -> tuple[list[list[int]], list[list[int]]]:
+    n = qbaf.n
+    att: list[list[int]] = [[] for _ in range(n)]
+    sup: list[list[int]] = [[] for _ in range(n)]
+    for s, t in qbaf.attack_array.tolist():
+        att[t].append(s)
+    for s, t in qbaf.support_array.tolist():
+        sup[t].append(s)
+    return att, sup
+
+
+def _sccs(n: int, succ: list[list[int]]) -> list[list[int]]:
+    """Components in topological order (Kosaraju, iterative)."""
+    seen = [False] * n
+    finish: list[int] = []
+    for r in range(n):
+        if seen[r]:
+            continue
+        seen[r] = True
+        stack = [(r, 0)]
+        while stack:
+            v, i = stack[-1]
+            if i < len(succ[v]):
+                stack[-1] = (v, i + 1)
+                w = succ[v][i]
+                if not seen[w]:
+                    seen[w] = True
+                    stack.append((w, 0))
+            else:
+                stack.pop()
+                finish.append(v)
+    pred: list[list[int]] = [[] for _ in range(n)]
+    for v in range(n):
+        for w in succ[v]:
+            pred[w].append(v)
+    comp = [-1] * n
+    comps: list[list[int]] = []
+    for r in reversed(finish):
+        if comp[r] != -1:
+            continue
+        c = len(comps)
+        comps.append([])
+        comp[r] = c
+        todo = [r]
+        while todo:
+            v = todo.pop()
+            comps[c].append(v)
+            for w in pred[v]:
+                if comp[w] == -1:
+                    comp[w] = c
+                    todo.append(w)
+    return [sorted(c) for c in comps]
+
+
+def dfquad_reference(
+    qbaf: QBAF, *, method: str = "sync", max_iter: int = 10_000, tol: float = 1e-9, step: float = 0.5
+) -> tuple[list[float], bool, int, float]:
+    """DF-QuAD strengths σ (PAPER.md §2): ``(values, converged, iterations, residual)``.
+
+    Acyclic parts are computed exactly in topological order; each cyclic strongly connected
+    component is iterated with the values of its (already final) predecessors fixed:
+    ``method="sync"`` is the synchronous (Jacobi) update σ ← f(σ); ``method="rk4"`` integrates the
+    continuous model dσ/dt = f(σ) − σ with classical Runge–Kutta steps of size ``step``.
+    """
+    if method not in ("sync", "rk4"):
+        raise ValueError(f"unknown method {method!r}; use 'sync' or 'rk4'")
+    n = qbaf.n
+    tau = qbaf.base_scores.tolist()
+    att, sup = _incoming(qbaf)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for v in range(n):
+        for u in att[v] + sup[v]:
+            succ[u].append(v)
+    sigma = list(tau)
+
+    def f(v: int, s: list[float]) -> float:
+        return combine_reference(tau[v], aggregate_reference([s[u] for u in att[v]]), aggregate_reference([s[u] for u in sup[v]]))
+
+    converged, iterations, residual = True, 0, 0.0
+    for comp in _sccs(n, succ):
+        v0 = comp[0]
+        if len(comp) == 1 and v0 not in succ[v0]:
+            sigma[v0] = f(v0, sigma)
+            continue
+        it, res = 0, 0.0
+        while True:
+            new = {v: f(v, sigma) for v in comp}
+            res = max(abs(new[v] - sigma[v]) for v in comp)
+            if res <= tol or it >= max_iter:
+                break
+            it += 1
+            if method == "sync":
+                for v in comp:
+                    sigma[v] = new[v]
+            else:
+                base = {v: sigma[v] for v in comp}
+                k1 = {v: new[v] - base[v] for v in comp}
+                for v in comp:
+                    sigma[v] = base[v] + 0.5 * step * k1[v]
+                k2 = {v: f(v, sigma) - sigma[v] for v in comp}
+                for v in comp:
+                    sigma[v] = base[v] + 0.5 * step * k2[v]
+                k3 = {v: f(v, sigma) - sigma[v] for v in comp}
+                for v in comp:
+                    sigma[v] = base[v] + step * k3[v]
+                k4 = {v: f(v, sigma) - sigma[v] for v in comp}
+                for v in comp:
+                    sigma[v] = min(1.0, max(0.0, base[v] + step / 6.0 * (k1[v] + 2 * k2[v] + 2 * k3[v] + k4[v])))
+        iterations = max(iterations, it)
+        residual = max(residual, res)
+        if res > tol:
+            converged = False
+    return sigma, converged, iterations, residual
+
+
+def pro_con_reference(qbaf: QBAF, target: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(pro(x), con(x)) by breadth-first search over (node, parity) states backwards from x.
+
+    A path y → … → x is a non-empty walk of A ∪ S edges; y ∈ pro(x) iff some such walk has an
+    even number of attacks, y ∈ con(x) iff some has an odd number (PAPER.md §3).
+    """
+    x = qbaf.idx(target)
+    att, sup = _incoming(qbaf)
+    seen: set[tuple[int, int]] = set()
+    queue: deque[tuple[int, int]] = deque()
+    for u in att[x]:
+        if (u, 1) not in seen:
+            seen.add((u, 1))
+            queue.append((u, 1))
+    for u in sup[x]:
+        if (u, 0) not in seen:
+            seen.add((u, 0))
+            queue.append((u, 0))
+    while queue:
+        v, p = queue.popleft()
+        for u in att[v]:
+            st = (u, 1 - p)
+            if st not in seen:
+                seen.add(st)
+                queue.append(st)
+        for u in sup[v]:
+            st = (u, p)
+            if st not in seen:
+                seen.add(st)
+                queue.append(st)
+    ids = qbaf.ids
+    return frozenset(ids[v] for v, p in seen if p == 0), frozenset(ids[v] for v, p in seen if p == 1)
+
+
+def set_attacks_reference(qbaf: QBAF) -> frozenset[tuple[str, str]]:
+    """The set-attack relation of the bipolar framework (PAPER.md §4): direct attacks, supported
+    attacks (a support chain, then one attack) and indirect attacks (one attack, then a support
+    chain); no mixing. Derived self-attacks are kept."""
+    n = qbaf.n
+    sup_succ: list[list[int]] = [[] for _ in range(n)]
+    for s, t in qbaf.support_array.tolist():
+        sup_succ[s].append(t)
+    reach: list[set[int]] = []
+    for x in range(n):
+        seen: set[int] = set()
+        todo = list(sup_succ[x])
+        while todo:
+            v = todo.pop()
+            if v not in seen:
+                seen.add(v)
+                todo.extend(sup_succ[v])
+        reach.append(seen)  # S+: reachable by >= 1 support edge
+    attacks = qbaf.attack_array.tolist()
+    rel = {(s, t) for s, t in attacks}
+    for x in range(n):
+        for s, t in attacks:
+            if s in reach[x]:
+                rel.add((x, t))  # supported attack: x S+ s, s A t
+    for s, t in attacks:
+        for y in reach[t]:
+            rel.add((s, y))  # indirect attack: s A t, t S+ y
+    ids = qbaf.ids
+    return frozenset((ids[a], ids[b]) for a, b in rel)
+
+
+def admissible_sets_reference(qbaf: QBAF) -> list[frozenset[str]]:
+    """Every d-admissible set, by enumerating all 2^|X| subsets (small frameworks only)."""
+    ids = qbaf.ids
+    rel = set_attacks_reference(qbaf)
+    attackers: dict[str, set[str]] = {a: set() for a in ids}
+    for a, b in rel:
+        attackers[b].add(a)
+    out: list[frozenset[str]] = []
+    for k in range(len(ids) + 1):
+        for subset in combinations(ids, k):
+            s = frozenset(subset)
+            if any((a, b) in rel for a in s for b in s):
+                continue
+            if all(any((d, z) in rel for d in s) for y in s for z in attackers[y]):
+                out.append(s)
+    return out
+
+
+def d_preferred_reference(qbaf: QBAF) -> list[frozenset[str]]:
+    """All d-preferred extensions (⊆-maximal d-admissible sets), brute force, sorted."""
+    adm = admissible_sets_reference(qbaf)
+    maximal = [s for s in adm if not any(s < t for t in adm)]
+    return sorted(maximal, key=lambda s: (len(s), sorted(s)))
+
+
+def credulous_reference(qbaf: QBAF) -> frozenset[str]:
+    """Arguments in at least one d-preferred extension (brute force)."""
+    out: set[str] = set()
+    for s in d_preferred_reference(qbaf):
+        out |= s
+    return frozenset(out)

@@ -8,7 +8,16 @@ import sys
 from argfaith.cli._app import app
 
 # Command modules (import order = order in --help).
-from argfaith.cli import engine as _engine  # noqa: E402,F401  strengths, extensions
+from argfaith.cli import (  # noqa: E402,F401
+    evaluate,  # evaluate (the main job)
+    mine,  # mine
+    summarize,  # summarize
+    study,  # study (case study over a corpus)
+    engine,  # strengths
+    extensions,  # extensions
+    bench,  # bench relations | kpa
+    kpa,  # kpa ...
+)
 
 __all__ = ["app", "main"]
 

@@ -1,4 +1,4 @@
-"""`argfaith strengths` and `argfaith extensions`: the engine on one QBAF file."""
+"""`argfaith strengths`: DF-QuAD strengths of one QBAF file."""
 
 from __future__ import annotations
 
@@ -65,32 +65,3 @@ def strengths(
     c.print(t)
     status = "converged" if r.converged else "[bold red]NOT converged[/]"
     c.print(f"{status}; iterations {r.iterations}; residual {r.residual:.3g} ({r.method})")
-
-
-@app.command()
-def extensions(
-    file: Annotated[Path, typer.Argument(help="QBAF JSON file.")],
-    format: Annotated[TableOrJson, typer.Option("--format", help="Output format.")] = TableOrJson.table,
-) -> None:
-    """Credulously d-preferred-accepted proposals (and all d-preferred extensions when small)."""
-    from argfaith.qbaf import credulous_acceptance, d_preferred_extensions, load_qbaf
-
-    q = load_qbaf(file)
-    acc = credulous_acceptance(q)
-    exts = d_preferred_extensions(q) if q.n <= 20 else None
-    if format is TableOrJson.json:
-        typer.echo(
-            json.dumps(
-                {
-                    "accepted_proposals": sorted(acc.accepted),
-                    "proposals": list(acc.queried),
-                    "d_preferred_extensions": [sorted(e) for e in exts] if exts is not None else None,
-                },
-                indent=1,
-            )
-        )
-        return
-    typer.echo("accepted proposals: " + (", ".join(sorted(acc.accepted)) or "(none)"))
-    if exts is not None:
-        for e in exts:
-            typer.echo("d-preferred: {" + ", ".join(sorted(e)) + "}")

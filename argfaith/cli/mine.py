@@ -1,0 +1,1 @@
+"""`argfaith mine`."""

@@ -1,0 +1,1 @@
+"""`argfaith study`."""

@@ -109,6 +109,8 @@ class KPAData:
         ``(arg_id, key_point_id) -> 0 | 1``; undecided pairs are absent.
     source : str | None
         The directory the split was read from.
+    labelled : bool
+        False when the labels were not read (unlabelled data, or system key points).
     """
 
     split: str
@@ -116,6 +118,7 @@ class KPAData:
     key_points: Mapping[str, KeyPoint]
     labels: Mapping[tuple[str, str], int] = field(default_factory=dict)
     source: str | None = None
+    labelled: bool = True
 
     @cached_property
     def groups(self) -> Mapping[Group, tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -363,4 +366,5 @@ def load_kpa(
         key_points=MappingProxyType(key_points),
         labels=MappingProxyType(lab),
         source=str(d),
+        labelled=labels and key_points_file is None,
     )

@@ -120,11 +120,12 @@ def test_unlabelled_split_and_system_key_points(tmp_path: Path) -> None:
     (d / "labels_dev.csv").unlink()
     with pytest.raises(ConfigurationError, match="labels file not found"):
         load_kpa(d, "dev")
-    assert load_kpa(d, "dev", labels=False).labels == {}
+    bare = load_kpa(d, "dev", labels=False)
+    assert bare.labels == {} and not bare.labelled and load_kpa(FIX, "dev").labelled
     sys_kps = tmp_path / "mine.csv"
     sys_kps.write_text("key_point_id,key_point,topic,stance\nnew1,Something,Topic A,1\n")
     data = load_kpa(d, "dev", key_points_file=sys_kps)
-    assert list(data.key_points) == ["new1"] and data.labels == {}
+    assert list(data.key_points) == ["new1"] and data.labels == {} and not data.labelled
 
 
 def test_labels_without_context_only_check_values(tmp_path: Path) -> None:

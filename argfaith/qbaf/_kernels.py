@@ -1,0 +1,485 @@
+"""numba kernels of the QBAF engine (private; the public API lives in dfquad, batch, paths, framework).
+
+Every kernel works on flat arrays: argument indices ``0..n-1``, base scores ``tau``, and the
+incoming-edge CSR ``(iptr, isrc, iatt)`` (edges entering ``v`` are ``isrc[iptr[v]:iptr[v+1]]``,
+attacks first, each relation in input order) or the outgoing CSR ``(optr, odst, oatt)``.
+All kernels are ``@njit(cache=True)``: the first process compiles them into ``__pycache__`` and
+later processes load the machine code instead of recompiling.
+
+The DF-QuAD kernel follows :func:`argfaith.qbaf.reference.dfquad_reference` operation for
+operation (same aggregation order, same stopping rule, same RK4 stages), so the two agree to
+the last bit; the differential tests rely on that.
+
+numba does no bounds checking, so every public wrapper validates indices *before* calling a
+kernel (:func:`build_csr` checks them itself and reports the first bad edge).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "build_csr",
+    "first_edge_conflict",
+    "dfquad_solve",
+    "pro_con_chunk",
+    "unpack_chunk",
+    "reach_to_targets",
+    "kahn_order",
+    "scc_topological",
+    "METHOD_SYNC",
+    "METHOD_RK4",
+]
+
+METHOD_SYNC = 0
+METHOD_RK4 = 1
+
+
+# ---------------------------------------------------------------------------------------- CSR
+@njit(cache=True)
+def build_csr(n, att, sup, key_col):  # pragma: no cover - compiled
+    """Stable counting sort of the edges ``att`` (m_a, 2) and ``sup`` (m_s, 2) by column
+    ``key_col`` (1: by target → incoming CSR, 0: by source → outgoing CSR).
+
+    Returns ``(bad, ptr, other, is_att, perm)``: ``bad`` is -1, or the position of the first
+    edge (attacks first, then supports) with an endpoint outside ``0..n-1`` — in that case the
+    other arrays are empty. ``perm[k]`` is the input position (attacks ``0..m_a-1``, supports
+    ``m_a..``) of the edge stored at CSR slot ``k``; within one key attacks precede supports and
+    each relation keeps its input order (O(n + m), no comparison sort).
+    """
+    ma = att.shape[0]
+    ms = sup.shape[0]
+    m = ma + ms
+    val_col = 1 - key_col
+    for k in range(ma):
+        s = att[k, 0]
+        t = att[k, 1]
+        if s < 0 or s >= n or t < 0 or t >= n:
+            return k, np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_), np.zeros(0, np.int64)
+    for k in range(ms):
+        s = sup[k, 0]
+        t = sup[k, 1]
+        if s < 0 or s >= n or t < 0 or t >= n:
+            return ma + k, np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_), np.zeros(0, np.int64)
+    ptr = np.zeros(n + 1, np.int64)
+    for k in range(ma):
+        ptr[att[k, key_col] + 1] += 1
+    for k in range(ms):
+        ptr[sup[k, key_col] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    fill = ptr[:-1].copy()
+    other = np.empty(m, np.int64)
+    is_att = np.empty(m, np.bool_)
+    perm = np.empty(m, np.int64)
+    for k in range(ma):
+        key = att[k, key_col]
+        p = fill[key]
+        fill[key] = p + 1
+        other[p] = att[k, val_col]
+        is_att[p] = True
+        perm[p] = k
+    for k in range(ms):
+        key = sup[k, key_col]
+        p = fill[key]
+        fill[key] = p + 1
+        other[p] = sup[k, val_col]
+        is_att[p] = False
+        perm[p] = ma + k
+    return -1, ptr, other, is_att, perm
+
+
+@njit(cache=True)
+def first_edge_conflict(n, ptr, other):  # pragma: no cover - compiled
+    """First pair of CSR slots ``(j1, j2)``, ``j1 < j2``, holding the same (source, target) pair,
+    or ``(-1, -1)``. One O(n + m) sweep with a last-seen marker per neighbour instead of sorting
+    edge codes (np.unique would sort 5·10^6 codes)."""
+    mark = np.full(n, -1, np.int64)
+    where = np.empty(n, np.int64)
+    for v in range(n):
+        for j in range(ptr[v], ptr[v + 1]):
+            u = other[j]
+            if mark[u] == v:
+                return where[u], j
+            mark[u] = v
+            where[u] = j
+    return -1, -1
+
+
+# ------------------------------------------------------------------------------------ DF-QuAD
+@njit(cache=True, inline="always")
+def _f(v, tau, iptr, isrc, iatt, sigma):  # pragma: no cover - compiled
+    # c(τ, F(attackers), F(supporters)), F(v1..vn) = 1 − ∏(1 − vi), products in CSR order.
+    pa = 1.0
+    ps = 1.0
+    for j in range(iptr[v], iptr[v + 1]):
+        if iatt[j]:
+            pa *= 1.0 - sigma[isrc[j]]
+        else:
+            ps *= 1.0 - sigma[isrc[j]]
+    va = 1.0 - pa
+    vs = 1.0 - ps
+    v0 = tau[v]
+    if va >= vs:
+        return v0 - v0 * (va - vs)
+    return v0 + (1.0 - v0) * (vs - va)
+
+
+@njit(cache=True)
+def _kahn_eval(n, tau, iptr, isrc, iatt, optr, odst, sigma, order):  # pragma: no cover - compiled
+    """Kahn's algorithm; each argument is evaluated exactly when it is dequeued (all its
+    predecessors are final by then). Returns how many arguments were ordered (n iff acyclic)."""
+    indeg = np.empty(n, np.int64)
+    tail = 0
+    for v in range(n):
+        indeg[v] = iptr[v + 1] - iptr[v]
+        if indeg[v] == 0:
+            order[tail] = v
+            tail += 1
+    head = 0
+    while head < tail:
+        v = order[head]
+        head += 1
+        sigma[v] = _f(v, tau, iptr, isrc, iatt, sigma)
+        for j in range(optr[v], optr[v + 1]):
+            w = odst[j]
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                order[tail] = w
+                tail += 1
+    return tail
+
+
+@njit(cache=True)
+def _tarjan_pred(n, iptr, isrc, done):  # pragma: no cover - compiled
+    """Strongly connected components of the arguments not yet ``done``, by Tarjan's algorithm
+    (iterative, explicit call stack) run on the *predecessor* graph.
+
+    Tarjan emits a component only after every component reachable from it; on the reversed
+    graph "reachable" means "ancestor", so the emission order is already a topological order of
+    the original condensation. ``done`` arguments are final and are skipped as neighbours.
+    Returns ``(comp_ptr, comp_nodes, n_comps)``.
+    """
+    index = np.full(n, -1, np.int64)
+    low = np.zeros(n, np.int64)
+    on_stack = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int64)
+    cs_v = np.empty(n, np.int64)
+    cs_j = np.empty(n, np.int64)
+    comp_nodes = np.empty(n, np.int64)
+    comp_ptr = np.zeros(n + 1, np.int64)
+    sp = 0
+    nc = 0
+    pos = 0
+    counter = 0
+    for r in range(n):
+        if done[r] or index[r] != -1:
+            continue
+        index[r] = counter
+        low[r] = counter
+        counter += 1
+        stack[sp] = r
+        sp += 1
+        on_stack[r] = True
+        cs_v[0] = r
+        cs_j[0] = iptr[r]
+        csp = 1
+        while csp > 0:
+            v = cs_v[csp - 1]
+            j = cs_j[csp - 1]
+            if j < iptr[v + 1]:
+                cs_j[csp - 1] = j + 1
+                w = isrc[j]
+                if done[w]:
+                    continue
+                if index[w] == -1:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    on_stack[w] = True
+                    cs_v[csp] = w
+                    cs_j[csp] = iptr[w]
+                    csp += 1
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            csp -= 1
+            if csp > 0:
+                u = cs_v[csp - 1]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] == index[v]:
+                comp_ptr[nc] = pos
+                while True:
+                    sp -= 1
+                    w = stack[sp]
+                    on_stack[w] = False
+                    comp_nodes[pos] = w
+                    pos += 1
+                    if w == v:
+                        break
+                nc += 1
+    comp_ptr[nc] = pos
+    return comp_ptr, comp_nodes, nc
+
+
+@njit(cache=True)
+def _has_self_loop(v, iptr, isrc):  # pragma: no cover - compiled
+    for j in range(iptr[v], iptr[v + 1]):
+        if isrc[j] == v:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _iterate_component(c, tau, iptr, isrc, iatt, sigma, method, max_iter, tol, step, new, base, k1, k2, k3):  # pragma: no cover
+    """Iterate one cyclic component ``c`` (argument indices) with its predecessors fixed, from
+    the current σ (= τ on entry). Stops at the first iterate whose residual ‖f(σ) − σ‖∞ ≤ tol or
+    after ``max_iter`` sweeps/steps; returns ``(iterations, residual)``. Mirrors
+    ``reference.dfquad_reference`` statement by statement."""
+    s = c.shape[0]
+    it = 0
+    res = 0.0
+    while True:
+        res = 0.0
+        for i in range(s):
+            v = c[i]
+            new[i] = _f(v, tau, iptr, isrc, iatt, sigma)
+            d = abs(new[i] - sigma[v])
+            if d > res:
+                res = d
+        if res <= tol or it >= max_iter:
+            break
+        it += 1
+        if method == 0:
+            for i in range(s):
+                sigma[c[i]] = new[i]
+        else:
+            for i in range(s):
+                v = c[i]
+                base[i] = sigma[v]
+                k1[i] = new[i] - base[i]
+            for i in range(s):
+                sigma[c[i]] = base[i] + 0.5 * step * k1[i]
+            for i in range(s):
+                v = c[i]
+                k2[i] = _f(v, tau, iptr, isrc, iatt, sigma) - sigma[v]
+            for i in range(s):
+                sigma[c[i]] = base[i] + 0.5 * step * k2[i]
+            for i in range(s):
+                v = c[i]
+                k3[i] = _f(v, tau, iptr, isrc, iatt, sigma) - sigma[v]
+            for i in range(s):
+                sigma[c[i]] = base[i] + step * k3[i]
+            for i in range(s):
+                v = c[i]
+                new[i] = _f(v, tau, iptr, isrc, iatt, sigma) - sigma[v]  # k4
+            for i in range(s):
+                x = base[i] + step / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + new[i])
+                sigma[c[i]] = min(1.0, max(0.0, x))
+    return it, res
+
+
+@njit(cache=True)
+def dfquad_solve(n, tau, iptr, isrc, iatt, optr, odst, method, max_iter, tol, step):  # pragma: no cover
+    """DF-QuAD strengths of a whole framework (or of a batch: disjoint frameworks are just one
+    bigger graph).
+
+    1. Kahn's algorithm evaluates, exactly and in one pass, every argument none of whose
+       ancestors lies on a cycle (all arguments when the graph is acyclic).
+    2. The rest is condensed by :func:`_tarjan_pred`; components come out in topological order.
+       A singleton without a self-loop is evaluated exactly; every other component is iterated
+       by :func:`_iterate_component` with its predecessors fixed.
+
+    Returns ``(sigma, cyc_node, cyc_size, cyc_iters, cyc_res, bad)``: one entry per cyclic
+    component (a representative argument, its size, its iterations and its final residual), and
+    ``bad[v]`` True iff ``v`` lies in a cyclic component that did not reach ``tol``.
+    """
+    sigma = tau.copy()
+    order = np.empty(n, np.int64)
+    k = _kahn_eval(n, tau, iptr, isrc, iatt, optr, odst, sigma, order)
+    bad = np.zeros(n, np.bool_)
+    if k == n:
+        z = np.zeros(0, np.int64)
+        return sigma, z, z.copy(), z.copy(), np.zeros(0, np.float64), bad
+    done = np.zeros(n, np.bool_)
+    for i in range(k):
+        done[order[i]] = True
+    comp_ptr, comp_nodes, nc = _tarjan_pred(n, iptr, isrc, done)
+    max_size = 0
+    n_cyc = 0
+    for ci in range(nc):
+        s = comp_ptr[ci + 1] - comp_ptr[ci]
+        if s > max_size:
+            max_size = s
+        if s > 1 or _has_self_loop(comp_nodes[comp_ptr[ci]], iptr, isrc):
+            n_cyc += 1
+    new = np.empty(max_size, np.float64)
+    base = np.empty(max_size, np.float64)
+    k1 = np.empty(max_size, np.float64)
+    k2 = np.empty(max_size, np.float64)
+    k3 = np.empty(max_size, np.float64)
+    cyc_node = np.empty(n_cyc, np.int64)
+    cyc_size = np.empty(n_cyc, np.int64)
+    cyc_iters = np.empty(n_cyc, np.int64)
+    cyc_res = np.empty(n_cyc, np.float64)
+    q = 0
+    for ci in range(nc):
+        c = comp_nodes[comp_ptr[ci] : comp_ptr[ci + 1]]
+        v0 = c[0]
+        if c.shape[0] == 1 and not _has_self_loop(v0, iptr, isrc):
+            sigma[v0] = _f(v0, tau, iptr, isrc, iatt, sigma)
+            continue
+        it, res = _iterate_component(c, tau, iptr, isrc, iatt, sigma, method, max_iter, tol, step, new, base, k1, k2, k3)
+        cyc_node[q] = v0
+        cyc_size[q] = c.shape[0]
+        cyc_iters[q] = it
+        cyc_res[q] = res
+        if not res <= tol:
+            for v in c:
+                bad[v] = True
+        q += 1
+    return sigma, cyc_node, cyc_size, cyc_iters, cyc_res, bad
+
+
+# -------------------------------------------------------------------------------------- paths
+@njit(cache=True)
+def pro_con_chunk(n, iptr, isrc, iatt, targets):  # pragma: no cover - compiled
+    """pro/con membership for up to 64 targets at once (bit ``k`` of a word = ``targets[k]``).
+
+    ``r0[y]`` / ``r1[y]`` hold the targets x such that some non-empty walk y → x has an even /
+    odd number of attacks. This is the search over (node, parity) states of PAPER.md §3 run for
+    64 targets in parallel: the least fixed point of
+    ``R_{p ⊕ [e is attack]}(u) ⊇ R_p(v) ∪ ({v}·[p = 0 and v is a target])`` over edges e = (u, v),
+    computed with a FIFO worklist (masks only grow, so it terminates on cyclic graphs too).
+    """
+    r0 = np.zeros(n, np.uint64)
+    r1 = np.zeros(n, np.uint64)
+    z = np.zeros(n, np.uint64)
+    in_queue = np.zeros(n, np.bool_)
+    queue = np.empty(n, np.int64)
+    head = 0
+    size = 0
+    for k in range(targets.shape[0]):
+        t = targets[k]
+        z[t] |= np.uint64(1) << np.uint64(k)
+        if not in_queue[t]:
+            in_queue[t] = True
+            queue[(head + size) % n] = t
+            size += 1
+    while size > 0:
+        v = queue[head]
+        head = (head + 1) % n
+        size -= 1
+        in_queue[v] = False
+        out0 = r0[v] | z[v]
+        out1 = r1[v]
+        for j in range(iptr[v], iptr[v + 1]):
+            u = isrc[j]
+            if iatt[j]:
+                n0 = r0[u] | out1
+                n1 = r1[u] | out0
+            else:
+                n0 = r0[u] | out0
+                n1 = r1[u] | out1
+            if n0 != r0[u] or n1 != r1[u]:
+                r0[u] = n0
+                r1[u] = n1
+                if not in_queue[u]:
+                    in_queue[u] = True
+                    queue[(head + size) % n] = u
+                    size += 1
+    return r0, r1
+
+
+@njit(cache=True)
+def unpack_chunk(r, n_targets):  # pragma: no cover - compiled
+    """Bit masks → CSR ``(ptr, nodes)``: for target k, the argument indices whose word has bit k,
+    ascending."""
+    n = r.shape[0]
+    counts = np.zeros(n_targets + 1, np.int64)
+    for v in range(n):
+        w = r[v]
+        k = 0
+        while w != 0:
+            if w & np.uint64(1):
+                counts[k + 1] += 1
+            w >>= np.uint64(1)
+            k += 1
+    for k in range(n_targets):
+        counts[k + 1] += counts[k]
+    fill = counts[:-1].copy()
+    nodes = np.empty(counts[n_targets], np.int64)
+    for v in range(n):
+        w = r[v]
+        k = 0
+        while w != 0:
+            if w & np.uint64(1):
+                nodes[fill[k]] = v
+                fill[k] += 1
+            w >>= np.uint64(1)
+            k += 1
+    return counts, nodes
+
+
+@njit(cache=True)
+def reach_to_targets(n, iptr, isrc, is_target):  # pragma: no cover - compiled
+    """Arguments with a non-empty path to some target (breadth-first search backwards from all
+    targets at once)."""
+    seen = np.zeros(n, np.bool_)
+    queue = np.empty(n, np.int64)
+    tail = 0
+    for x in range(n):
+        if is_target[x]:
+            for j in range(iptr[x], iptr[x + 1]):
+                u = isrc[j]
+                if not seen[u]:
+                    seen[u] = True
+                    queue[tail] = u
+                    tail += 1
+    head = 0
+    while head < tail:
+        v = queue[head]
+        head += 1
+        for j in range(iptr[v], iptr[v + 1]):
+            u = isrc[j]
+            if not seen[u]:
+                seen[u] = True
+                queue[tail] = u
+                tail += 1
+    return seen
+
+
+# -------------------------------------------------------------------------------------- graph
+@njit(cache=True)
+def kahn_order(n, iptr, optr, odst):  # pragma: no cover - compiled
+    """Kahn's algorithm: ``(order, k)``; the first ``k`` entries are a topological order of every
+    argument with no cycle among its ancestors, ``k == n`` iff the graph is acyclic."""
+    indeg = np.empty(n, np.int64)
+    order = np.empty(n, np.int64)
+    tail = 0
+    for v in range(n):
+        indeg[v] = iptr[v + 1] - iptr[v]
+        if indeg[v] == 0:
+            order[tail] = v
+            tail += 1
+    head = 0
+    while head < tail:
+        v = order[head]
+        head += 1
+        for j in range(optr[v], optr[v + 1]):
+            w = odst[j]
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                order[tail] = w
+                tail += 1
+    return order, tail
+
+
+@njit(cache=True)
+def scc_topological(n, iptr, isrc):  # pragma: no cover - compiled
+    """All strongly connected components, in topological order of the condensation."""
+    return _tarjan_pred(n, iptr, isrc, np.zeros(n, np.bool_))

@@ -3,7 +3,19 @@
 Pure: no text processing and no I/O beyond (de)serialising a QBAF.
 """
 
-from argfaith.qbaf.bipolar import AcceptanceResult, credulous_acceptance, d_preferred_extensions, set_attacks
+from argfaith.qbaf.bipolar import (
+    AcceptanceResult,
+    ArgumentDecision,
+    FrameworkTooLargeError,
+    SetAttacks,
+    credulous_acceptance,
+    d_preferred_extensions,
+    defends,
+    grounded_extension,
+    is_conflict_free,
+    is_d_admissible,
+    set_attacks,
+)
 from argfaith.qbaf.dfquad import StrengthResult, dfquad_strengths
 from argfaith.qbaf.errors import (
     BaseScoreError,
@@ -42,6 +54,8 @@ __all__ = [
     "StrengthResult", "dfquad_strengths",
     "ProCon", "pro_con", "pro_arguments", "con_arguments", "pro_con_sets", "relevant_arguments",
     "AcceptanceResult", "set_attacks", "credulous_acceptance", "d_preferred_extensions",
+    "SetAttacks", "ArgumentDecision", "FrameworkTooLargeError", "is_conflict_free", "defends",
+    "is_d_admissible", "grounded_extension",
     "load_qbaf", "save_qbaf", "qbaf_from_dict", "qbaf_to_dict", "qbaf_json_schema", "to_networkx", "from_networkx",
     "QBAFError", "QBAFFormatError", "DuplicateArgumentError", "UnknownArgumentError", "DuplicateEdgeError",
     "ConflictingEdgeError", "BaseScoreError", "ProposalEdgeError", "NotConvergedError",

@@ -31,6 +31,8 @@ __all__ = [
     "admissible_sets_reference",
     "d_preferred_reference",
     "credulous_reference",
+    "grounded_reference",
+    "credulous_sat_reference",
 ]
 
 
@@ -259,4 +261,47 @@ def credulous_reference(qbaf: QBAF) -> frozenset[str]:
     out: set[str] = set()
     for s in d_preferred_reference(qbaf):
         out |= s
+    return frozenset(out)
+
+
+def grounded_reference(qbaf: QBAF) -> frozenset[str]:
+    """The grounded extension of (X, R): iterate F(T) = {y | T defends y} from ∅ to its least
+    fixed point (Dung 1995, Def. 20), literally, on the brute-force set-attack relation."""
+    rel = set_attacks_reference(qbaf)
+    attackers: dict[str, set[str]] = {a: set() for a in qbaf.ids}
+    for a, b in rel:
+        attackers[b].add(a)
+    t: frozenset[str] = frozenset()
+    while True:
+        nxt = frozenset(y for y in qbaf.ids if all(any((d, z) in rel for d in t) for z in attackers[y]))
+        if nxt == t:
+            return t
+        t = nxt
+
+
+def credulous_sat_reference(qbaf: QBAF, arguments: list[str] | tuple[str, ...]) -> frozenset[str]:
+    """Credulous d-preferred acceptance by the textbook SAT encoding over the explicit
+    set-attack relation, one fresh solver per query and no shortcuts (a baseline, not fast).
+
+    Variables in_a; conflict-freeness ¬in_a ∨ ¬in_b for every (b, a) ∈ R; defence
+    in_a ⇒ ∨_{c R b} in_c for every (b, a) ∈ R (Besnard & Doutre 2004). Its size grows with
+    Σ_a Σ_{b R a} |attackers(b)|, cubic once R is dense (FINDINGS §4).
+    """
+    from pysat.solvers import Solver
+
+    ids = list(qbaf.ids)
+    var = {a: i + 1 for i, a in enumerate(ids)}
+    rel = set_attacks_reference(qbaf)
+    attackers: dict[str, list[str]] = {a: [] for a in ids}
+    for a, b in sorted(rel):
+        attackers[b].append(a)
+    clauses: list[list[int]] = []
+    for b, a in sorted(rel):
+        clauses.append([-var[a], -var[b]])
+        clauses.append([-var[a]] + [var[c] for c in attackers[b]])
+    out = set()
+    for x in arguments:
+        with Solver(name="glucose4", bootstrap_with=clauses) as s:
+            if s.solve(assumptions=[var[x]]):
+                out.add(x)
     return frozenset(out)

@@ -1,0 +1,469 @@
+"""Orchestration: source QBAF Q + summary QBAF(s) Q* → :class:`EvaluationReport` / suite.
+
+:func:`evaluate` computes everything for one pair at one τ; :func:`evaluate_many` evaluates
+several summaries at several speech base scores τ (the paper's Table 6 sweep), computing each
+QBAF's semantics once per τ and each alignment once per summary (alignments are text-level and
+do not depend on τ).
+
+This module takes QBAFs, never text: turning debate and summary documents into QBAFs is
+:mod:`argfaith.mining`'s job, wired in by the CLI.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from argfaith.metrics.alignment import Aligner, Alignment, align_qbafs
+from argfaith.metrics.explain import ProposalExplanation, explain_proposals
+from argfaith.metrics.faithfulness import (
+    DEFAULT_EPSILON,
+    DEFAULT_TOLERANCE,
+    argument_relevance,
+    balance_side,
+    mean_pro_con_ratio,
+)
+from argfaith.metrics.proposals import OnMismatch, ProposalMatch, match_proposals
+from argfaith.metrics.report import (
+    AlignedPairReport,
+    AlignmentReport,
+    Convergence,
+    EvaluationReport,
+    EvaluationSuite,
+    ExplanationReport,
+    InfluenceReport,
+    MetricCount,
+    PairwiseReport,
+    ProConCounts,
+    ProposalsReport,
+    ProposalVerdict,
+    SensitivityRow,
+    Settings,
+    SideExplanationReport,
+    SideReport,
+    TextBaselines,
+)
+from argfaith.metrics.supplementary import pro_con_consistency, supplementary_precision, supplementary_recall
+from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
+
+__all__ = ["SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
+
+
+@dataclass(frozen=True)
+class SideAnalysis:
+    """The semantics of one QBAF that every metric reads: σ, pro/con sets, acceptance."""
+
+    qbaf: QBAF
+    strengths: Any  # StrengthResult
+    procon: dict[str, Any]  # proposal -> ProCon
+    accepted: frozenset[str]
+    report: SideReport
+
+
+def _check_unit(name: str, v: float | None) -> None:
+    if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and 0.0 <= v <= 1.0):
+        raise ValueError(f"{name} must be in [0, 1], got {v!r}")
+
+
+def parse_taus(text: str) -> list[float]:
+    """Parse ``"0.15,0.2,0.25"`` into floats in [0, 1] (the CLI's ``--tau``)."""
+    from argfaith.errors import ConfigurationError
+
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            v = float(part)
+        except ValueError:
+            raise ConfigurationError(f"--tau: {part!r} is not a number (expected e.g. 0.2 or 0.15,0.2,0.25)") from None
+        if not (math.isfinite(v) and 0.0 <= v <= 1.0):
+            raise ConfigurationError(f"--tau: {v!r} is not in [0, 1]")
+        out.append(v)
+    if not out:
+        raise ConfigurationError("--tau: no value given")
+    return list(dict.fromkeys(out))
+
+
+def analyse_side(
+    qbaf: QBAF,
+    *,
+    tau: float | None = None,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    path: str | None = None,
+    include_qbaf: bool = True,
+) -> SideAnalysis:
+    """σ, pro/con sets of every proposal, credulous acceptance and the single-QBAF metrics."""
+    q = qbaf.with_speech_base_score(tau) if tau is not None else qbaf
+    s = dfquad_strengths(q, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    props = q.proposals
+    pcs = pro_con_sets(q, props)
+    acc = credulous_acceptance(q, props).accepted
+    rel = argument_relevance(q)
+    m = mean_pro_con_ratio(q, props, procon=pcs)
+    rep = SideReport(
+        name=q.name,
+        path=path,
+        n_arguments=q.n,
+        n_proposals=len(props),
+        n_speech=len(q.speech_arguments),
+        n_attacks=len(q.attack_array),
+        n_supports=len(q.support_array),
+        acyclic=q.is_acyclic(),
+        tau=tau,
+        relevance=rel.value,
+        relevant_arguments=rel.relevant,
+        irrelevant=list(rel.irrelevant),
+        pro_con_ratio={p: r.value for p, r in m.ratios.items()},
+        pro_con_ratio_mean=m.value,
+        pro_con_ratio_undefined=list(m.undefined),
+        pro_con_counts={p: ProConCounts(n_pro=r.n_pro, n_con=r.n_con, n_both=r.n_both, n_total=r.n_total) for p, r in m.ratios.items()},
+        strengths={p: s[p] for p in props},
+        accepted=[p for p in props if p in acc],
+        undefined={
+            "relevance": int(rel.value is None),
+            "pro_con_ratio": len(m.undefined),
+            "pro_con_ratio_mean": int(m.value is None),
+        },
+        convergence=Convergence(
+            converged=s.converged,
+            iterations=s.iterations,
+            residual=float(s.residual),
+            method=s.method,
+            cyclic_components=getattr(s, "cyclic_components", 0),
+            not_converged=list(getattr(s, "not_converged", ())),
+        ),
+        qbaf=qbaf_to_dict(q) if include_qbaf else None,
+    )
+    return SideAnalysis(q, s, pcs, acc, rep)
+
+
+def _share(agree: list[bool]) -> float | None:
+    return sum(agree) / len(agree) if agree else None
+
+
+def _explanation_report(e: ProposalExplanation) -> ExplanationReport:
+    def side(s: Any) -> SideExplanationReport:
+        return SideExplanationReport(
+            sigma=s.sigma,
+            n_arguments=s.n_arguments,
+            n_attackers=s.n_attackers,
+            n_supporters=s.n_supporters,
+            arguments=[
+                InfluenceReport(
+                    id=a.id, influence=a.influence, relation=a.relation, pro=a.pro, con=a.con,
+                    strength=a.strength, text=a.text, speaker=a.speaker, aligned=list(a.aligned),
+                )
+                for a in s.arguments
+            ],
+        )
+
+    return ExplanationReport(
+        proposal=e.proposal, text=e.text, sigma_source=e.sigma_source, sigma_summary=e.sigma_summary,
+        difference=e.difference, source=side(e.source), summary=side(e.summary),
+    )
+
+
+def _alignment_report(al: Alignment) -> AlignmentReport:
+    return AlignmentReport(
+        method=al.method,
+        threshold=al.threshold,
+        n_pairs=len(al.pairs),
+        n_source=al.n_source,
+        n_summary=al.n_summary,
+        pairs=[AlignedPairReport(source=p.source_id, summary=p.summary_id, score=p.score) for p in al.pairs],
+        details={k: v for k, v in al.details.items()},
+    )
+
+
+def _convergence_warning(role: str, side: SideAnalysis) -> str | None:
+    c = side.report.convergence
+    if c.converged:
+        return None
+    nm = f" {side.qbaf.name!r}" if side.qbaf.name else ""
+    ids = ", ".join(repr(i) for i in c.not_converged[:8]) + (", ..." if len(c.not_converged) > 8 else "")
+    where = f" (arguments {ids})" if ids else ""
+    return (
+        f"{role} QBAF{nm}: DF-QuAD ({c.method}) did not converge on a cyclic component{where}: residual "
+        f"{c.residual:.3g} after {c.iterations} iterations; σ-based metrics (π_bc, π_εa) use the last iterate "
+        "(try --solver rk4)"
+    )
+
+
+def _compare(
+    src: SideAnalysis,
+    summ: SideAnalysis,
+    match: ProposalMatch,
+    *,
+    tau: float | None,
+    epsilon: float,
+    tolerance: float,
+    method: str,
+    max_iter: int,
+    tol: float,
+    alignment: Alignment | None,
+    explain: bool,
+    explain_limit: int | None,
+    text_baselines: TextBaselines | None,
+) -> EvaluationReport:
+    ps = match.shared
+    verdicts: dict[str, ProposalVerdict] = {}
+    for p in ps:
+        a, b = src.strengths[p], summ.strengths[p]
+        acc_a, acc_b = p in src.accepted, p in summ.accepted
+        verdicts[p] = ProposalVerdict(
+            sigma_source=a,
+            sigma_summary=b,
+            difference=b - a,
+            accepted_source=acc_a,
+            accepted_summary=acc_b,
+            d_preferability_consistent=acc_a == acc_b,
+            balance_consistent=balance_side(b, tolerance) == balance_side(a, tolerance),
+            epsilon_accurate=abs(b - a) <= epsilon + tolerance,
+        )
+    dpc = [v.d_preferability_consistent for v in verdicts.values()]
+    bc = [v.balance_consistent for v in verdicts.values()]
+    ea = [v.epsilon_accurate for v in verdicts.values()]
+    n = len(verdicts)
+    counts = {
+        "d_preferability_consistency": MetricCount(numerator=sum(dpc), denominator=n),
+        "balance_consistency": MetricCount(numerator=sum(bc), denominator=n),
+        "epsilon_accuracy": MetricCount(numerator=sum(ea), denominator=n),
+    }
+    pw: dict[str, Any] = dict(
+        d_preferability_consistency=_share(dpc),
+        balance_consistency=_share(bc),
+        epsilon_accuracy=_share(ea),
+        per_proposal=verdicts,
+    )
+    if alignment is not None:
+        sap = supplementary_precision(summ.qbaf, src.qbaf, alignment)
+        sar = supplementary_recall(summ.qbaf, src.qbaf, alignment)
+        pcc = pro_con_consistency(
+            summ.qbaf, src.qbaf, alignment, proposals=ps, summary_procon=summ.procon, source_procon=src.procon
+        )
+        pw.update(
+            supplementary_precision=sap.value,
+            supplementary_recall=sar.value,
+            pro_con_consistency=pcc.value,
+            pro_con_inconsistent=list(pcc.inconsistent),
+        )
+        counts["supplementary_precision"] = MetricCount(numerator=sap.numerator, denominator=sap.denominator)
+        counts["supplementary_recall"] = MetricCount(numerator=sar.numerator, denominator=sar.denominator)
+        counts["pro_con_consistency"] = MetricCount(numerator=sum(pcc.consistent.values()), denominator=pcc.n_pairs)
+    pw["counts"] = counts
+    explanations: list[ExplanationReport] = []
+    if explain:
+        exps = explain_proposals(
+            src.qbaf, summ.qbaf, ps,
+            source_strengths=src.strengths, summary_strengths=summ.strengths,
+            source_procon=src.procon, summary_procon=summ.procon,
+            alignment=alignment, method=method, max_iter=max_iter, tol=tol, limit=explain_limit,
+        )
+        explanations = [_explanation_report(e) for e in exps]
+    warnings = [w for w in (_convergence_warning("source", src), _convergence_warning("summary", summ)) if w]
+    if not match.exact:
+        warnings.append(
+            f"proposal sets differ; evaluated on the {len(ps)} shared proposal(s); missing in summary: "
+            f"{list(match.missing_in_summary)}, extra in summary: {list(match.extra_in_summary)}"
+        )
+    texts = {}
+    for p in ps:
+        t = src.qbaf.argument(p).text or summ.qbaf.argument(p).text
+        if t:
+            texts[p] = t
+    return EvaluationReport(
+        source=src.report,
+        summary=summ.report,
+        pairwise=PairwiseReport(**pw),
+        proposals=ProposalsReport(
+            shared=list(ps),
+            missing_in_summary=list(match.missing_in_summary),
+            extra_in_summary=list(match.extra_in_summary),
+            mode=match.mode,
+            texts=texts,
+        ),
+        settings=Settings(
+            tau=tau,
+            epsilon=epsilon,
+            tolerance=tolerance,
+            solver_method=method,
+            solver_max_iter=max_iter,
+            solver_tol=tol,
+            proposals=match.mode,
+            alignment=alignment.method if alignment is not None else None,
+            explain_limit=explain_limit,
+        ),
+        alignment=_alignment_report(alignment) if alignment is not None else None,
+        explanations=explanations,
+        text_baselines=text_baselines,
+        warnings=warnings,
+    )
+
+
+def _check_settings(epsilon: float, tolerance: float, tau: float | None) -> None:
+    if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    if not (isinstance(tolerance, (int, float)) and math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+    _check_unit("tau", tau)
+
+
+def _resolve_alignment(source: QBAF, summary: QBAF, alignment: Alignment | Aligner | None) -> Alignment | None:
+    if alignment is None or isinstance(alignment, Alignment):
+        return alignment
+    return align_qbafs(source, summary, alignment)
+
+
+def evaluate(
+    source: QBAF,
+    summary: QBAF,
+    *,
+    tau: float | None = None,
+    epsilon: float = DEFAULT_EPSILON,
+    tolerance: float = DEFAULT_TOLERANCE,
+    on_mismatch: OnMismatch = "error",
+    alignment: Alignment | Aligner | None = None,
+    explain: bool = True,
+    explain_limit: int | None = 10,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    strict: bool = False,
+    include_qbafs: bool = True,
+    source_path: str | None = None,
+    summary_path: str | None = None,
+    text_baselines: TextBaselines | None = None,
+) -> EvaluationReport:
+    """Evaluate a summary QBAF Q* against its source Q (PAPER.md §5): the full report.
+
+    Parameters
+    ----------
+    source, summary : QBAF
+        Q and Q*.
+    tau : float, optional
+        Speech base score applied to both (``None``: the base scores in the QBAFs).
+    epsilon : float
+        ε of π_εa (default 0.1).
+    tolerance : float
+        Tolerance of σ comparisons around 0.5 (π_bc) and ε (π_εa); default 1e-9.
+    on_mismatch : {"error", "intersection"}
+        Proposal sets that differ raise :class:`~argfaith.metrics.proposals.ProposalMismatchError`
+        unless ``"intersection"``, which is recorded in the report.
+    alignment : Alignment or Aligner, optional
+        Enables π_sap, π_sar, π_pcc; an :class:`Aligner` is run on the speech arguments.
+    explain, explain_limit :
+        Per-proposal explanations, keeping the ``explain_limit`` most influential arguments per
+        side (None: all).
+    method, max_iter, tol :
+        DF-QuAD solver for cyclic components (:func:`argfaith.qbaf.dfquad_strengths`).
+    strict : bool
+        Raise :class:`~argfaith.qbaf.NotConvergedError` if a QBAF does not converge (default:
+        report it in ``convergence`` and ``warnings``).
+    include_qbafs : bool
+        Embed both QBAFs in the report (needed to draw them in HTML from a saved JSON report).
+    """
+    _check_settings(epsilon, tolerance, tau)
+    match = match_proposals(source, summary, on_mismatch=on_mismatch)
+    kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs)
+    src = analyse_side(source, tau=tau, path=source_path, **kw)  # type: ignore[arg-type]
+    summ = analyse_side(summary, tau=tau, path=summary_path, **kw)  # type: ignore[arg-type]
+    _maybe_strict(strict, src, summ, method, max_iter, tol)
+    al = _resolve_alignment(source, summary, alignment)
+    return _compare(
+        src, summ, match, tau=tau, epsilon=epsilon, tolerance=tolerance, method=method, max_iter=max_iter,
+        tol=tol, alignment=al, explain=explain, explain_limit=explain_limit, text_baselines=text_baselines,
+    )
+
+
+def _maybe_strict(strict: bool, src: SideAnalysis, summ: SideAnalysis, method: str, max_iter: int, tol: float) -> None:
+    if not strict:
+        return
+    for role, side in (("source", src), ("summary", summ)):
+        c = side.report.convergence
+        if not c.converged:
+            nm = f" {side.qbaf.name!r}" if side.qbaf.name else ""
+            raise NotConvergedError(
+                f"{role} QBAF{nm}: DF-QuAD ({method}) did not converge within {max_iter} iterations "
+                f"(residual {c.residual:.3g} > tol {tol:g})"
+            )
+
+
+def evaluate_many(
+    source: QBAF,
+    summaries: Sequence[QBAF],
+    *,
+    taus: Iterable[float | None] = (None,),
+    epsilon: float = DEFAULT_EPSILON,
+    tolerance: float = DEFAULT_TOLERANCE,
+    on_mismatch: OnMismatch = "error",
+    alignments: Sequence[Alignment | Aligner | None] | Alignment | Aligner | None = None,
+    explain: bool = True,
+    explain_limit: int | None = 10,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    strict: bool = False,
+    include_qbafs: bool = True,
+    source_path: str | None = None,
+    summary_paths: Sequence[str | None] | None = None,
+    text_baselines: Sequence[TextBaselines | None] | None = None,
+    progress: Any = None,
+) -> EvaluationSuite:
+    """Evaluate several summaries at several τ (the paper's Table 6 sensitivity layout).
+
+    ``alignments`` is one aligner/alignment for all summaries or one per summary. Each QBAF's
+    semantics are computed once per τ, each alignment once per summary. ``progress``, if given,
+    is called as ``progress(done, total)`` after each evaluation.
+    """
+    taus = list(taus) or [None]
+    for t in taus:
+        _check_settings(epsilon, tolerance, t)
+    summaries = list(summaries)
+    n = len(summaries)
+    paths = list(summary_paths) if summary_paths is not None else [None] * n
+    if isinstance(alignments, (Alignment,)) or (alignments is not None and not isinstance(alignments, Sequence)):
+        al_list: list[Any] = [alignments] * n
+    else:
+        al_list = list(alignments) if alignments is not None else [None] * n
+    tb = list(text_baselines) if text_baselines is not None else [None] * n
+    if not (len(paths) == len(al_list) == len(tb) == n):
+        raise ValueError("summary_paths, alignments and text_baselines must have one entry per summary")
+    matches = [match_proposals(source, s, on_mismatch=on_mismatch) for s in summaries]  # fail fast
+    resolved = [_resolve_alignment(source, s, a) for s, a in zip(summaries, al_list)]
+    kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs)
+    reports: list[EvaluationReport] = []
+    rows: list[SensitivityRow] = []
+    total, done = n * len(taus), 0
+    for t in taus:
+        src = analyse_side(source, tau=t, path=source_path, **kw)  # type: ignore[arg-type]
+        for i, s in enumerate(summaries):
+            summ = analyse_side(s, tau=t, path=paths[i], **kw)  # type: ignore[arg-type]
+            _maybe_strict(strict, src, summ, method, max_iter, tol)
+            r = _compare(
+                src, summ, matches[i], tau=t, epsilon=epsilon, tolerance=tolerance, method=method,
+                max_iter=max_iter, tol=tol, alignment=resolved[i], explain=explain,
+                explain_limit=explain_limit, text_baselines=tb[i],
+            )
+            reports.append(r)
+            name = r.summary.name or (r.summary.path or f"summary {i + 1}")
+            rows.append(
+                SensitivityRow(
+                    summary=name,
+                    tau=t,
+                    d_preferability_consistency=r.pairwise.d_preferability_consistency,
+                    balance_consistency=r.pairwise.balance_consistency,
+                    epsilon_accuracy=r.pairwise.epsilon_accuracy,
+                )
+            )
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    # Order reports summary-major so one summary's τ sweep reads as a block.
+    order = sorted(range(len(reports)), key=lambda k: (k % n, k // n))
+    return EvaluationSuite(reports=[reports[k] for k in order], sensitivity=[rows[k] for k in order])

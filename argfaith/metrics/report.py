@@ -1,0 +1,328 @@
+"""The evaluation report: pydantic models serialised to JSON and rendered by
+:mod:`argfaith.metrics.render`.
+
+One :class:`EvaluationReport` compares one summary QBAF Q* with its source Q at one speech base
+score τ. Its JSON keys follow issue 3::
+
+    {"source":  {"relevance", "pro_con_ratio": {id: value|null}, "pro_con_ratio_mean",
+                 "strengths": {id: σ}, ... diagnostics},
+     "summary": {... the same ...},
+     "pairwise": {"d_preferability_consistency", "balance_consistency", "epsilon_accuracy",
+                  ["supplementary_precision", "supplementary_recall", "pro_con_consistency"]
+                  (only when an alignment was given), "per_proposal": {...}, "counts": {...}},
+     "proposals": {...}, "settings": {...}, "alignment": {...}|null, "explanations": [...],
+     "text_baselines": {...}|null, "warnings": [...]}
+
+Undefined values are ``null`` and counted in ``undefined``. Several summaries and/or several τ
+make an :class:`EvaluationSuite` (``{"reports": [...], "sensitivity": [...]}``), whose
+``sensitivity`` rows reproduce the layout of the paper's Table 6.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
+
+__all__ = [
+    "REPORT_FORMAT_VERSION",
+    "Convergence",
+    "ProConCounts",
+    "SideReport",
+    "ProposalVerdict",
+    "MetricCount",
+    "PairwiseReport",
+    "ProposalsReport",
+    "Settings",
+    "AlignedPairReport",
+    "AlignmentReport",
+    "InfluenceReport",
+    "SideExplanationReport",
+    "ExplanationReport",
+    "RougeReport",
+    "TextBaselines",
+    "EvaluationReport",
+    "SensitivityRow",
+    "EvaluationSuite",
+    "load_report",
+]
+
+#: Bumped when the JSON layout changes incompatibly.
+REPORT_FORMAT_VERSION = 1
+
+_SUPPLEMENTARY = ("supplementary_precision", "supplementary_recall", "pro_con_consistency")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Convergence(_Model):
+    """DF-QuAD solver diagnostics of one QBAF (PAPER.md §2): did every cyclic component reach
+    the tolerance?"""
+
+    converged: bool
+    iterations: int
+    residual: float
+    method: str
+    cyclic_components: int = 0
+    not_converged: list[str] = Field(default_factory=list, description="Arguments in components that did not converge.")
+
+
+class ProConCounts(_Model):
+    """Counts behind π_pcr(x): |pro ∩ X_s|, |con ∩ X_s|, both, |(pro ∪ con) ∩ X_s|."""
+
+    n_pro: int
+    n_con: int
+    n_both: int
+    n_total: int
+
+
+class SideReport(_Model):
+    """Single-framework metrics and diagnostics of Q (``source``) or Q* (``summary``)."""
+
+    name: str | None = None
+    path: str | None = None
+    n_arguments: int
+    n_proposals: int
+    n_speech: int
+    n_attacks: int
+    n_supports: int
+    acyclic: bool
+    tau: float | None = Field(None, description="Speech base score used (None: as in the file).")
+    relevance: float | None = Field(description="π_ar; null when there are no speech arguments.")
+    relevant_arguments: int
+    irrelevant: list[str] = Field(default_factory=list, description="Speech arguments with no path to a proposal.")
+    pro_con_ratio: dict[str, float | None] = Field(description="π_pcr per proposal; null when undefined.")
+    pro_con_ratio_mean: float | None = Field(description="Mean π_pcr over proposals with a defined ratio.")
+    pro_con_ratio_undefined: list[str] = Field(default_factory=list)
+    pro_con_counts: dict[str, ProConCounts] = Field(default_factory=dict)
+    strengths: dict[str, float] = Field(description="DF-QuAD σ of every proposal.")
+    accepted: list[str] = Field(default_factory=list, description="Proposals credulously accepted (d-preferred).")
+    undefined: dict[str, int] = Field(default_factory=dict, description="How many values are undefined, per metric.")
+    convergence: Convergence
+    qbaf: dict[str, Any] | None = Field(None, description="The framework in argfaith's QBAF JSON format.")
+
+
+class ProposalVerdict(_Model):
+    """Everything the pairwise metrics say about one shared proposal."""
+
+    sigma_source: float
+    sigma_summary: float
+    difference: float = Field(description="σ*(x) − σ(x).")
+    accepted_source: bool
+    accepted_summary: bool
+    d_preferability_consistent: bool
+    balance_consistent: bool
+    epsilon_accurate: bool
+
+
+class MetricCount(_Model):
+    """numerator / denominator of a share (value null when the denominator is 0)."""
+
+    numerator: int
+    denominator: int
+
+
+class PairwiseReport(_Model):
+    """π(Q*, Q) metrics. The supplementary keys appear only when an alignment was given."""
+
+    d_preferability_consistency: float | None
+    balance_consistency: float | None
+    epsilon_accuracy: float | None
+    supplementary_precision: float | None = None
+    supplementary_recall: float | None = None
+    pro_con_consistency: float | None = None
+    counts: dict[str, MetricCount] = Field(default_factory=dict)
+    per_proposal: dict[str, ProposalVerdict] = Field(default_factory=dict)
+    pro_con_inconsistent: list[tuple[str, str]] = Field(default_factory=list, description="Aligned pairs failing π_pcc.")
+
+    @model_serializer(mode="wrap")
+    def _drop_uncomputed(self, handler: Any) -> dict[str, Any]:
+        # Supplementary metrics that were never set (no alignment) are absent, not null: null
+        # means "undefined", which is a different statement.
+        d = handler(self)
+        for k in _SUPPLEMENTARY:
+            if k not in self.model_fields_set:
+                d.pop(k, None)
+        return d
+
+    @property
+    def has_supplementary(self) -> bool:
+        return all(k in self.model_fields_set for k in _SUPPLEMENTARY)
+
+
+class ProposalsReport(_Model):
+    """How the proposals of Q and Q* were matched."""
+
+    shared: list[str]
+    missing_in_summary: list[str] = Field(default_factory=list)
+    extra_in_summary: list[str] = Field(default_factory=list)
+    mode: str = "error"
+    texts: dict[str, str] = Field(default_factory=dict, description="Proposal texts, when the QBAFs carry them.")
+
+
+class Settings(_Model):
+    """The settings the numbers depend on."""
+
+    tau: float | None = Field(description="Speech base score τ applied to both QBAFs (null: as in the files).")
+    epsilon: float
+    tolerance: float = Field(description="Absolute tolerance of σ comparisons (around 0.5 and ε).")
+    solver_method: str
+    solver_max_iter: int
+    solver_tol: float
+    proposals: str
+    alignment: str | None = None
+    explain_limit: int | None = None
+
+
+class AlignedPairReport(_Model):
+    source: str
+    summary: str
+    score: float
+
+
+class AlignmentReport(_Model):
+    method: str
+    threshold: float | None = None
+    n_pairs: int
+    n_source: int | None = None
+    n_summary: int | None = None
+    pairs: list[AlignedPairReport] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class InfluenceReport(_Model):
+    """One argument bearing on a proposal (see :mod:`argfaith.metrics.explain`)."""
+
+    id: str
+    influence: float
+    relation: str | None
+    pro: bool
+    con: bool
+    strength: float
+    text: str | None = None
+    speaker: str | None = None
+    aligned: list[str] = Field(default_factory=list)
+
+
+class SideExplanationReport(_Model):
+    sigma: float
+    n_arguments: int
+    n_attackers: int
+    n_supporters: int
+    arguments: list[InfluenceReport]
+
+
+class ExplanationReport(_Model):
+    proposal: str
+    text: str | None = None
+    sigma_source: float
+    sigma_summary: float
+    difference: float
+    source: SideExplanationReport
+    summary: SideExplanationReport
+
+
+class RougeReport(_Model):
+    precision: float
+    recall: float
+    fmeasure: float
+
+
+class TextBaselines(_Model):
+    """Text-level baselines of the summary text against the debate text (PAPER.md §8)."""
+
+    rouge1: RougeReport | None = None
+    rouge2: RougeReport | None = None
+    rougeL: RougeReport | None = None
+    bertscore_precision: float | None = None
+    bertscore_recall: float | None = None
+    bertscore_f1: float | None = None
+    bertscore_model: str | None = None
+    nli: float | None = None
+    nli_model: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class EvaluationReport(_Model):
+    """One summary QBAF Q* against its source Q at one τ."""
+
+    format_version: int = REPORT_FORMAT_VERSION
+    source: SideReport
+    summary: SideReport
+    pairwise: PairwiseReport
+    proposals: ProposalsReport
+    settings: Settings
+    alignment: AlignmentReport | None = None
+    explanations: list[ExplanationReport] = Field(default_factory=list)
+    text_baselines: TextBaselines | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+    def to_json(self, *, indent: int | None = 1, include_qbafs: bool = True) -> str:
+        d = self.to_dict(include_qbafs=include_qbafs)
+        return json.dumps(d, ensure_ascii=False, indent=indent)
+
+    def to_dict(self, *, include_qbafs: bool = True) -> dict[str, Any]:
+        d = self.model_dump(mode="json")
+        if not include_qbafs:
+            d["source"].pop("qbaf", None)
+            d["summary"].pop("qbaf", None)
+        return d
+
+    @property
+    def label(self) -> str:
+        """A short name for tables: the summary's name or file stem (+ τ when set)."""
+        base = self.summary.name or (Path(self.summary.path).stem if self.summary.path else "summary")
+        return base if self.settings.tau is None else f"{base} (τ={self.settings.tau:g})"
+
+
+class SensitivityRow(_Model):
+    """One row of the Table-6 layout: one summary at one τ."""
+
+    summary: str
+    tau: float | None
+    d_preferability_consistency: float | None
+    balance_consistency: float | None
+    epsilon_accuracy: float | None
+
+
+class EvaluationSuite(_Model):
+    """Several evaluations (summaries × τ), with the Table-6 sensitivity rows."""
+
+    format_version: int = REPORT_FORMAT_VERSION
+    reports: list[EvaluationReport]
+    sensitivity: list[SensitivityRow] = Field(default_factory=list)
+
+    def to_json(self, *, indent: int | None = 1, include_qbafs: bool = True) -> str:
+        d = self.model_dump(mode="json")
+        if not include_qbafs:
+            for r in d["reports"]:
+                r["source"].pop("qbaf", None)
+                r["summary"].pop("qbaf", None)
+        return json.dumps(d, ensure_ascii=False, indent=indent)
+
+
+def load_report(path: str | Path) -> EvaluationReport | EvaluationSuite:
+    """Read a JSON report written by ``argfaith evaluate --format json``."""
+    from argfaith.errors import DataFormatError
+
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataFormatError(f"{p}: no such report file") from None
+    except json.JSONDecodeError as e:
+        raise DataFormatError(f"{p}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    from pydantic import ValidationError
+
+    try:
+        if isinstance(data, dict) and "reports" in data:
+            return EvaluationSuite.model_validate(data)
+        return EvaluationReport.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise DataFormatError(f"{p}: {loc}: {err['msg']}") from None

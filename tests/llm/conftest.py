@@ -1,0 +1,1 @@
+from tests.llm.helpers import api_key, sleeps  # noqa: F401  (fixtures)

@@ -7,9 +7,9 @@ done by one numba kernel (:func:`argfaith.qbaf._kernels.dfquad_solve`); the plai
 
 Solver scheme (PAPER.md §2, the reading argfaith adopts for cyclic summary QBAFs):
 
-1. Kahn's algorithm evaluates every argument with no cycle among its ancestors exactly, in one
-   pass in topological order (for an acyclic QBAF that is everything: ``iterations == 0``).
-2. The remaining arguments are condensed into strongly connected components (Tarjan), taken in
+1. An acyclic QBAF is evaluated exactly in one pass in topological order (a depth-first
+   post-order over predecessors; ``iterations == 0``).
+2. Otherwise the arguments are condensed into strongly connected components (Tarjan), taken in
    topological order. A component of one argument without a self-loop is evaluated exactly;
    every other component is iterated with its predecessors fixed, from σ⁰ = τ:
    synchronously (``"sync"``, Jacobi: σ ← f(σ)) or by classical RK4 steps of size ``step`` on
@@ -117,7 +117,6 @@ def solve_csr(
     n: int,
     tau: np.ndarray,
     in_csr: tuple[np.ndarray, np.ndarray, np.ndarray],
-    out_csr: tuple[np.ndarray, np.ndarray, np.ndarray],
     *,
     method: str = "sync",
     max_iter: int = 10_000,
@@ -132,8 +131,7 @@ def solve_csr(
     from argfaith.qbaf._kernels import dfquad_solve
 
     iptr, isrc, iatt = in_csr
-    optr, odst, _ = out_csr
-    return dfquad_solve(n, tau, iptr, isrc, iatt, optr, odst, code, int(max_iter), float(tol), float(step))
+    return dfquad_solve(n, tau, iptr, isrc, iatt, code, int(max_iter), float(tol), float(step))
 
 
 def dfquad_strengths(
@@ -179,7 +177,7 @@ def dfquad_strengths(
     (0.5, True, 0)
     """
     sigma, cyc_node, _cyc_size, cyc_iters, cyc_res, bad = solve_csr(
-        qbaf.n, qbaf.base_scores, qbaf.in_csr, qbaf.out_csr, method=method, max_iter=max_iter, tol=tol, step=step
+        qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=max_iter, tol=tol, step=step
     )
     sigma.setflags(write=False)
     n_cyc = int(cyc_node.shape[0])

@@ -28,6 +28,7 @@ __all__ = [
     "reach_to_targets",
     "kahn_order",
     "scc_topological",
+    "globalize_edges",
     "METHOD_SYNC",
     "METHOD_RK4",
 ]
@@ -502,3 +503,26 @@ def kahn_order(n, iptr, optr, odst):  # pragma: no cover - compiled
 def scc_topological(n, iptr, isrc):  # pragma: no cover - compiled
     """All strongly connected components, in topological order of the condensation."""
     return _tarjan_pred(n, iptr, isrc, np.zeros(n, np.bool_))
+
+
+# -------------------------------------------------------------------------------------- batch
+@njit(cache=True)
+def globalize_edges(local, edge_offsets, node_offsets):  # pragma: no cover - compiled
+    """Local (per-framework) edge indices → global indices of the concatenated batch.
+
+    Returns ``(bad, glob)``: ``bad`` is -1 or the first edge whose endpoint lies outside its own
+    framework (then ``glob`` is incomplete)."""
+    m = local.shape[0]
+    glob = np.empty((m, 2), np.int64)
+    n_fw = edge_offsets.shape[0] - 1
+    for f in range(n_fw):
+        base = node_offsets[f]
+        size = node_offsets[f + 1] - base
+        for k in range(edge_offsets[f], edge_offsets[f + 1]):
+            s = local[k, 0]
+            t = local[k, 1]
+            if s < 0 or s >= size or t < 0 or t >= size:
+                return k, glob
+            glob[k, 0] = base + s
+            glob[k, 1] = base + t
+    return -1, glob

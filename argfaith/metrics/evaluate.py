@@ -44,6 +44,7 @@ from argfaith.metrics.report import (
     SideExplanationReport,
     SideReport,
     TextBaselines,
+    short_name,
 )
 from argfaith.metrics.supplementary import pro_con_consistency, supplementary_precision, supplementary_recall
 from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
@@ -451,7 +452,7 @@ def evaluate_many(
                 explain_limit=explain_limit, text_baselines=tb[i],
             )
             reports.append(r)
-            name = r.summary.name or (r.summary.path or f"summary {i + 1}")
+            name = short_name(r.summary.name, r.summary.path, f"summary {i + 1}")
             rows.append(
                 SensitivityRow(
                     summary=name,

@@ -47,6 +47,7 @@ __all__ = [
     "SensitivityRow",
     "EvaluationSuite",
     "load_report",
+    "short_name",
 ]
 
 #: Bumped when the JSON layout changes incompatibly.
@@ -303,6 +304,12 @@ class EvaluationSuite(_Model):
                 r["source"].pop("qbaf", None)
                 r["summary"].pop("qbaf", None)
         return json.dumps(d, ensure_ascii=False, indent=indent)
+
+
+def short_name(name: str | None, path: str | None, default: str, limit: int = 28) -> str:
+    """A column-sized name: the file stem when the QBAF came from a file, else its (truncated) name."""
+    base = Path(path).stem if path else " ".join((name or default).split())
+    return base if len(base) <= limit else base[: limit - 1] + "…"
 
 
 def load_report(path: str | Path) -> EvaluationReport | EvaluationSuite:

@@ -1,0 +1,167 @@
+"""Shared view model of the renderers: which rows and columns a report shows, and number
+formatting. Renderers only format what this module selects, so the terminal table, Markdown and
+HTML always agree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Union
+
+from argfaith.metrics.report import EvaluationReport, EvaluationSuite, SensitivityRow, short_name
+
+__all__ = [
+    "Reportish",
+    "MetricRow",
+    "as_reports",
+    "metric_rows",
+    "strength_rows",
+    "sensitivity_table",
+    "fmt",
+    "fmt_signed",
+    "column_labels",
+    "short_name",
+    "report_label",
+    "framework_names",
+    "primary_tau",
+    "disagreeing_proposals",
+    "UNDEFINED",
+]
+
+Reportish = Union[EvaluationReport, EvaluationSuite]
+
+#: How an undefined value (denominator 0) is shown.
+UNDEFINED = "n/a"
+
+
+def as_reports(obj: Reportish) -> list[EvaluationReport]:
+    return list(obj.reports) if isinstance(obj, EvaluationSuite) else [obj]
+
+
+def fmt(v: float | int | None, digits: int = 2) -> str:
+    if v is None:
+        return UNDEFINED
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return str(v)
+    return f"{v:.{digits}f}"
+
+
+def fmt_signed(v: float | None, digits: int = 3) -> str:
+    return UNDEFINED if v is None else f"{v:+.{digits}f}"
+
+
+def report_label(r: EvaluationReport) -> str:
+    base = short_name(r.summary.name, r.summary.path, "summary")
+    return base if r.settings.tau is None else f"{base} τ={r.settings.tau:g}"
+
+
+def column_labels(reports: list[EvaluationReport]) -> list[str]:
+    """Column headers: the source (Q), then each summary (Q*, with τ when set)."""
+    src = short_name(reports[0].source.name, reports[0].source.path, "source")
+    return [f"Q {src}"] + [f"Q* {report_label(r)}" for r in reports]
+
+
+def framework_names(reports: list[EvaluationReport]) -> list[tuple[str, str]]:
+    """(short label, full description) of the source and each distinct summary, for a key
+    under the tables."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    r0 = reports[0]
+    for role, side in [("Q", r0.source)] + [("Q*", r.summary) for r in reports]:
+        lab = f"{role} {short_name(side.name, side.path, 'source' if role == 'Q' else 'summary')}"
+        if lab in seen:
+            continue
+        seen.add(lab)
+        desc = ", ".join(x for x in (side.path, side.name) if x) or "(unnamed)"
+        out.append((lab, desc))
+    return out
+
+
+def primary_tau(reports: list[EvaluationReport]) -> float | None:
+    """The τ whose reports get explanations in text renderings: the paper's 0.2 when it was
+    evaluated, else the first τ."""
+    taus = list(dict.fromkeys(r.settings.tau for r in reports))
+    return 0.2 if 0.2 in taus else taus[0]
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    label: str
+    symbol: str
+    source: str  # formatted source value ("—" for pairwise metrics)
+    values: tuple[str, ...]  # one per report
+    note: str = ""
+
+
+def _row(label: str, symbol: str, reports: list[EvaluationReport], get: Callable[[EvaluationReport], object], src: object = "—", digits: int = 2, note: str = "") -> MetricRow:
+    s = src if isinstance(src, str) else fmt(src, digits)  # type: ignore[arg-type]
+    return MetricRow(label, symbol, s, tuple(fmt(get(r), digits) for r in reports), note)  # type: ignore[arg-type]
+
+
+def metric_rows(reports: list[EvaluationReport]) -> list[MetricRow]:
+    """The paper's Table 3 rows (plus supplementary metrics and text baselines when present)."""
+    r0 = reports[0]
+    rows = [
+        _row("speech arguments", "|X_s|", reports, lambda r: r.summary.n_speech, r0.source.n_speech),
+        _row("argument relevance", "π_ar", reports, lambda r: r.summary.relevance, r0.source.relevance),
+        _row("mean pro-con ratio", "π_pcr", reports, lambda r: r.summary.pro_con_ratio_mean, r0.source.pro_con_ratio_mean),
+        _row("undefined pro-con ratios", "#", reports, lambda r: len(r.summary.pro_con_ratio_undefined), len(r0.source.pro_con_ratio_undefined)),
+        _row("d-preferability consistency", "π_dpc", reports, lambda r: r.pairwise.d_preferability_consistency),
+        _row("balance consistency", "π_bc", reports, lambda r: r.pairwise.balance_consistency),
+        _row("ε-accuracy", "π_εa", reports, lambda r: r.pairwise.epsilon_accuracy, note=f"ε = {r0.settings.epsilon:g}"),
+    ]
+    if any(r.pairwise.has_supplementary for r in reports):
+        rows += [
+            _row("supplementary precision", "π_sap", reports, lambda r: r.pairwise.supplementary_precision if r.pairwise.has_supplementary else None),
+            _row("supplementary recall", "π_sar", reports, lambda r: r.pairwise.supplementary_recall if r.pairwise.has_supplementary else None),
+            _row("pro-con consistency", "π_pcc", reports, lambda r: r.pairwise.pro_con_consistency if r.pairwise.has_supplementary else None),
+        ]
+    tbs = [r.text_baselines for r in reports]
+    if any(t is not None for t in tbs):
+        def tb(attr: str) -> Callable[[EvaluationReport], object]:
+            def get(r: EvaluationReport) -> object:
+                t = r.text_baselines
+                if t is None:
+                    return None
+                v = getattr(t, attr)
+                return v.fmeasure if v is not None and hasattr(v, "fmeasure") else v
+            return get
+
+        for attr, label, sym in (
+            ("rouge1", "ROUGE-1 F", "R-1"), ("rouge2", "ROUGE-2 F", "R-2"), ("rougeL", "ROUGE-L F", "R-L"),
+            ("bertscore_f1", "BERTScore F1", "BS"), ("nli", "NLI entailment", "NLI"),
+        ):
+            if any(tb(attr)(r) is not None for r in reports):
+                rows.append(_row(label, sym, reports, tb(attr)))
+    return rows
+
+
+def strength_rows(reports: list[EvaluationReport]) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
+    """Table-4 layout: per proposal, σ in Q then σ* in each summary.
+
+    Returns (proposal ids, rows of (proposal id, σ in Q, [σ* per report])). With several τ, the
+    source σ shown is the one of the first report's τ.
+    """
+    r0 = reports[0]
+    props = list(r0.source.strengths)
+    rows = []
+    for p in props:
+        rows.append((p, fmt(r0.source.strengths.get(p)), [fmt(r.summary.strengths.get(p)) if p in r.summary.strengths else "—" for r in reports]))
+    return props, rows
+
+
+def sensitivity_table(rows: list[SensitivityRow]) -> tuple[list[float | None], list[tuple[str, dict[float | None, SensitivityRow]]]]:
+    """Table-6 layout: one line per summary, (π_bc, π_εa) per τ."""
+    taus: list[float | None] = list(dict.fromkeys(r.tau for r in rows))
+    by_summary: dict[str, dict[float | None, SensitivityRow]] = {}
+    for r in rows:
+        by_summary.setdefault(r.summary, {})[r.tau] = r
+    return taus, list(by_summary.items())
+
+
+def disagreeing_proposals(r: EvaluationReport) -> list[str]:
+    """Proposals on which the summary fails some pairwise metric, largest |σ* − σ| first."""
+    bad = [p for p, v in r.pairwise.per_proposal.items() if not (v.balance_consistent and v.epsilon_accurate and v.d_preferability_consistent)]
+    return sorted(bad, key=lambda p: -abs(r.pairwise.per_proposal[p].difference))

@@ -1,0 +1,149 @@
+"""Markdown rendering (GitHub-flavoured tables). Untrusted text is escaped so that a transcript
+cannot inject raw HTML, links, emphasis or table structure into the rendered page."""
+
+from __future__ import annotations
+
+import re
+
+from argfaith.metrics.render.common import (
+    Reportish,
+    as_reports,
+    column_labels,
+    disagreeing_proposals,
+    fmt,
+    fmt_signed,
+    framework_names,
+    metric_rows,
+    primary_tau,
+    report_label,
+    sensitivity_table,
+    strength_rows,
+)
+from argfaith.metrics.report import EvaluationReport, EvaluationSuite
+
+__all__ = ["md_escape", "render_markdown"]
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#!|~])")
+
+
+def md_escape(text: object) -> str:
+    """Escape Markdown punctuation and HTML; collapse white space (cells are one line)."""
+    s = " ".join(str(text).split())
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
+def _short(s: str | None, n: int = 160) -> str:
+    if not s:
+        return ""
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
+    al = align or ["---"] * len(header)
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(al) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _explanations(r: EvaluationReport) -> list[str]:
+    if not r.explanations:
+        return []
+    out = [f"### Explanations — {md_escape(report_label(r))}", ""]
+    bad = disagreeing_proposals(r)
+    if not bad:
+        out += ["The summary agrees with the source on every proposal (π_dpc, π_bc and π_εa).", ""]
+    ex = {e.proposal: e for e in r.explanations}
+    for p in bad:
+        v = r.pairwise.per_proposal[p]
+        flags = [n for n, ok in (("π_bc", v.balance_consistent), ("π_εa", v.epsilon_accurate), ("π_dpc", v.d_preferability_consistent)) if not ok]
+        out.append(
+            f"**{md_escape(p)}**: σ = {v.sigma_source:.3f} in the source, σ\\* = {v.sigma_summary:.3f} in the summary "
+            f"(difference {v.difference:+.3f}); fails {', '.join(flags)}."
+        )
+        text = r.proposals.texts.get(p)
+        if text:
+            out.append(f"> {md_escape(_short(text, 300))}")
+        out.append("")
+        e = ex.get(p)
+        if e is None:
+            continue
+        rows = []
+        for side_name, side in (("source", e.source), ("summary", e.summary)):
+            for a in side.arguments:
+                rel = a.relation or ("indirect pro" if a.pro and not a.con else "indirect con" if a.con and not a.pro else "indirect")
+                rows.append([
+                    side_name, md_escape(a.id), fmt_signed(a.influence), rel,
+                    md_escape(", ".join(a.aligned)) if a.aligned else "", md_escape(a.speaker or ""), md_escape(_short(a.text)),
+                ])
+        if rows:
+            out += _table(["side", "argument", "influence", "relation", "aligned", "speaker", "text"], rows,
+                          ["---", "---", "---:", "---", "---", "---", "---"])
+            out.append("")
+    return out
+
+
+def render_markdown(obj: Reportish) -> str:
+    """The report as a Markdown document."""
+    reports = as_reports(obj)
+    r0 = reports[0]
+    out = ["# argfaith evaluation report", ""]
+    s = r0.settings
+    out.append(
+        f"Settings: τ = {'as in the files' if s.tau is None else f'{s.tau:g}'}, ε = {s.epsilon:g}, "
+        f"tolerance = {s.tolerance:g}, solver = {s.solver_method}, proposals = {s.proposals}"
+        + (f", alignment = {md_escape(s.alignment)}" if s.alignment else "") + "."
+    )
+    out.append("")
+    labels = [md_escape(c) for c in column_labels(reports)]
+    out += ["Frameworks:", ""] + [f"- {md_escape(lab)}: {md_escape(desc)}" for lab, desc in framework_names(reports)] + [""]
+    out += ["## Faithfulness metrics", ""]
+    rows = [[m.label + (f" ({m.note})" if m.note else ""), m.symbol.replace("|", "\\|"), m.source, *m.values] for m in metric_rows(reports)]
+    out += _table(["metric", "", *labels], rows, ["---", "---"] + ["---:"] * len(labels))
+    out += ["", "n/a = undefined (denominator 0); — = not applicable to the source.", ""]
+    out += ["## Proposal strengths σ (Table 4 layout)", ""]
+    _, srows = strength_rows(reports)
+    texts = r0.proposals.texts
+    out += _table(
+        ["proposal", *labels, "text"],
+        [[md_escape(p), a, *vals, md_escape(_short(texts.get(p), 100))] for p, a, vals in srows],
+        ["---"] + ["---:"] * len(labels) + ["---"],
+    )
+    out.append("")
+    if isinstance(obj, EvaluationSuite):
+        taus, trows = sensitivity_table(list(obj.sensitivity))
+        if len(taus) > 1:
+            out += ["## Sensitivity to τ (Table 6 layout)", ""]
+            head = ["summary"]
+            for t in taus:
+                lab = "file" if t is None else f"τ={t:g}"
+                head += [f"π_bc {lab}", f"π_εa {lab}"]
+            body = []
+            for name, by_tau in trows:
+                cells = [md_escape(name)]
+                for t in taus:
+                    r = by_tau.get(t)
+                    cells += [fmt(r.balance_consistency if r else None), fmt(r.epsilon_accuracy if r else None)]
+                body.append(cells)
+            out += _table(head, body, ["---"] + ["---:"] * (len(head) - 1))
+            out.append("")
+    conv = []
+    for r in reports:
+        for role, side in (("source", r.source), ("summary", r.summary)):
+            c = side.convergence
+            if not side.acyclic:
+                conv.append(
+                    f"- {md_escape(report_label(r))} — {role}: cyclic, {'converged' if c.converged else '**not converged**'} "
+                    f"({c.method}, {c.iterations} iterations, residual {c.residual:.2g})"
+                )
+    if conv:
+        out += ["## Convergence", "", *conv, ""]
+    tau0 = primary_tau(reports)
+    for r in reports:
+        if r.settings.tau == tau0:
+            out += _explanations(r)
+    warns = [f"- {md_escape(report_label(r))}: {md_escape(w)}" for r in reports for w in r.warnings]
+    if warns:
+        out += ["## Warnings", "", *warns, ""]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,181 @@
+"""Terminal rendering with rich: the Table-3 metric table, the Table-4 strengths table, the
+Table-6 sensitivity table, explanations of the proposals a summary gets wrong, and warnings.
+
+Untrusted text (argument texts, speakers, QBAF names) is always wrapped in :class:`rich.text.Text`
+so rich markup inside a transcript (``[bold]``, ``[link=...]``) is shown literally.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from argfaith.metrics.render.common import (
+    Reportish,
+    as_reports,
+    column_labels,
+    disagreeing_proposals,
+    fmt,
+    fmt_signed,
+    framework_names,
+    metric_rows,
+    primary_tau,
+    report_label,
+    sensitivity_table,
+    strength_rows,
+)
+from argfaith.metrics.report import EvaluationReport, EvaluationSuite
+
+__all__ = ["table_renderables", "render_table", "print_table"]
+
+_TOP = 3  # arguments per side shown in terminal explanations
+
+
+def _t(s: object, style: str = "") -> Text:
+    return Text("" if s is None else str(s), style=style)
+
+
+def _short(s: str | None, n: int = 90) -> str:
+    if not s:
+        return ""
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _metrics_table(reports: list[EvaluationReport]) -> Table:
+    t = Table(title="Faithfulness metrics (PAPER.md §5; n/a = undefined)", title_justify="left")
+    t.add_column("metric", no_wrap=True)
+    t.add_column("", style="dim", no_wrap=True)
+    for lab in column_labels(reports):
+        t.add_column(_t(lab), justify="right", overflow="fold")
+    for row in metric_rows(reports):
+        label = row.label + (f" ({row.note})" if row.note else "")
+        t.add_row(_t(label), _t(row.symbol), _t(row.source), *[_t(v) for v in row.values])
+    return t
+
+
+def _strengths_table(reports: list[EvaluationReport]) -> Table:
+    t = Table(title="Proposal strengths σ (DF-QuAD; Table 4 layout)", title_justify="left")
+    t.add_column("proposal")
+    for lab in column_labels(reports):
+        t.add_column(_t(lab), justify="right", overflow="fold")
+    t.add_column("text", overflow="fold", max_width=60)
+    texts = reports[0].proposals.texts
+    _, rows = strength_rows(reports)
+    for p, s, vals in rows:
+        t.add_row(_t(p), _t(s), *[_t(v) for v in vals], _t(_short(texts.get(p), 60), "dim"))
+    return t
+
+
+def _sensitivity(obj: EvaluationSuite) -> Table | None:
+    taus, rows = sensitivity_table(list(obj.sensitivity))
+    if len(taus) < 2:
+        return None
+    t = Table(title="Sensitivity to the speech base score τ (Table 6 layout)", title_justify="left")
+    t.add_column("summary", overflow="fold")
+    for tau in taus:
+        lab = "file" if tau is None else f"τ={tau:g}"
+        t.add_column(f"π_bc {lab}", justify="right")
+        t.add_column(f"π_εa {lab}", justify="right")
+    for name, by_tau in rows:
+        cells = []
+        for tau in taus:
+            r = by_tau.get(tau)
+            cells += [_t(fmt(r.balance_consistency if r else None)), _t(fmt(r.epsilon_accuracy if r else None))]
+        t.add_row(_t(name), *cells)
+    return t
+
+
+def _explanations(r: EvaluationReport) -> list[object]:
+    out: list[object] = []
+    if not r.explanations:
+        return out
+    bad = disagreeing_proposals(r)
+    ex = {e.proposal: e for e in r.explanations}
+    head = Text.assemble(("Explanations — ", "bold"), (report_label(r), "bold"))
+    n_ok = len(r.pairwise.per_proposal) - len(bad)
+    if not bad:
+        head.append(f": the summary agrees with the source on all {n_ok} proposal(s)", style="green")
+        return [head]
+    head.append(f"  ({len(bad)} proposal(s) the summary gets wrong; {n_ok} agree on π_dpc, π_bc and π_εa)", style="dim")
+    out.append(head)
+    for p in bad:
+        e = ex.get(p)
+        v = r.pairwise.per_proposal[p]
+        flags = []
+        if not v.balance_consistent:
+            flags.append("π_bc ✗")
+        if not v.epsilon_accurate:
+            flags.append("π_εa ✗")
+        if not v.d_preferability_consistent:
+            flags.append("π_dpc ✗")
+        line = Text.assemble(
+            (f"  {p}", "bold"), f"  σ {v.sigma_source:.3f} → σ* {v.sigma_summary:.3f} ({v.difference:+.3f})  ",
+            (" ".join(flags), "red"),
+        )
+        out.append(line)
+        if e is None:
+            continue
+        for side_name, side in (("source", e.source), ("summary", e.summary)):
+            if not side.arguments:
+                out.append(_t(f"    {side_name}: no argument bears on {p}", "dim"))
+                continue
+            out.append(_t(f"    {side_name}: {side.n_arguments} argument(s) bear on {p}; most influential:", "dim"))
+            for a in side.arguments[:_TOP]:
+                rel = a.relation or ("indirect pro" if a.pro and not a.con else "indirect con" if a.con and not a.pro else "indirect")
+                who = f" — {a.speaker}" if a.speaker else ""
+                al = f" ≈ {', '.join(a.aligned)}" if a.aligned else ""
+                out.append(
+                    Text.assemble(
+                        "      ", (fmt_signed(a.influence), "green" if a.influence > 0 else "red" if a.influence < 0 else ""),
+                        "  ", (a.id, "bold"), f" ({rel}{al})", (who, "cyan"), "  ", (_short(a.text), "dim"),
+                    )
+                )
+    return out
+
+
+def table_renderables(obj: Reportish) -> list[object]:
+    """The rich renderables of a report or suite, in display order."""
+    reports = as_reports(obj)
+    parts: list[object] = [_metrics_table(reports), _strengths_table(reports)]
+    if isinstance(obj, EvaluationSuite):
+        s = _sensitivity(obj)
+        if s is not None:
+            parts.append(s)
+    key = Text("", style="dim")
+    for lab, desc in framework_names(reports):
+        key.append(f"{lab}: ")
+        key.append(desc)
+        key.append("\n")
+    parts.append(key)
+    tau0 = primary_tau(reports)
+    for r in reports:
+        if r.settings.tau == tau0:
+            parts.extend(_explanations(r))
+    notes = []
+    for r in reports:
+        for w in r.warnings:
+            notes.append(Text.assemble(("warning: ", "bold yellow"), (f"[{report_label(r)}] ", "yellow"), w))
+    c = [f"{report_label(r)}: {'converged' if r.summary.convergence.converged else 'NOT converged'}" for r in reports if not r.summary.acyclic]
+    if c:
+        notes.append(_t("cyclic summary QBAF(s): " + "; ".join(c), "dim"))
+    parts.extend(notes)
+    return parts
+
+
+def print_table(obj: Reportish, console: Console | None = None) -> None:
+    """Print the report to ``console`` (default: stdout)."""
+    con = console or Console()
+    for p in table_renderables(obj):
+        con.print(p)
+
+
+def render_table(obj: Reportish, *, width: int = 120, color: bool = False) -> str:
+    """The terminal rendering as a string (plain text unless ``color``)."""
+    buf = io.StringIO()
+    con = Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None, highlight=False)
+    con.print(Group(*table_renderables(obj)))  # type: ignore[arg-type]
+    return buf.getvalue()

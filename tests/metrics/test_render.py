@@ -1,0 +1,149 @@
+"""Renderers: terminal table, Markdown, HTML (escaping, self-containment, headless Chromium)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from argfaith.metrics.alignment import IdAligner
+from argfaith.metrics.evaluate import evaluate, evaluate_many
+from argfaith.metrics.render import render
+from argfaith.metrics.render.layout import layout_qbaf_dict
+from argfaith.metrics.render.markdown import md_escape
+from argfaith.qbaf import QBAF, Argument, load_qbaf, qbaf_to_dict
+
+EVIL = "<script>document.title='pwned'</script> [bold red]rich[/bold red] | [x](http://evil.example) *em* `code` & more"
+TITLE = "argfaith evaluation report"
+
+
+@pytest.fixture(scope="module")
+def paper(paper_dir):
+    return {n: load_qbaf(paper_dir / f"{n}.json") for n in ("q", "qa", "qb")}
+
+
+@pytest.fixture(scope="module")
+def evil_pair():
+    """Source and summary whose texts, speakers and names carry markup of every kind."""
+    src_args = [
+        Argument("p1", "proposal", 0.5, text="Provision " + EVIL),
+        Argument("p2", "proposal", 0.5, text="Second provision"),
+        Argument("s1", text="Attack " + EVIL, speaker="<img src=x onerror=\"document.title='pwned'\">"),
+        Argument("s2", text="Support text"),
+        Argument("s3", text="Unrelated"),
+    ]
+    src = QBAF.from_arguments(src_args, attacks=[("s1", "p1")], supports=[("s2", "p1")], debate=True, name="<script>document.title='pwned'</script>")
+    sum_args = [Argument("p1", "proposal", 0.5), Argument("p2", "proposal", 0.5), Argument("s1", text="Summary " + EVIL), Argument("t9", text="new")]
+    summ = QBAF.from_arguments(sum_args, supports=[("s1", "p1"), ("t9", "s1")], attacks=[("t9", "p2")], debate=True, name="summary <b>bold</b>")
+    return src, summ
+
+
+def test_table_values_and_literal_markup(paper, evil_pair):
+    out = render(evaluate(paper["q"], paper["qa"]), "table")
+    for s in ("π_ar", "0.83", "0.75", "π_dpc", "0.50", "Proposal strengths", "p1", "0.32", "0.60", "Explanations"):
+        assert s in out
+    out = render(evaluate(*evil_pair), "table", width=200)
+    assert "[bold red]rich[/bold red]" in out  # rich markup shown literally, not interpreted
+
+
+def test_table_sensitivity_layout(paper):
+    suite = evaluate_many(paper["q"], [paper["qa"], paper["qb"]], taus=[0.15, 0.2, 0.25], explain=False)
+    out = render(suite, "table", width=200)
+    assert "Sensitivity" in out and "π_bc τ=0.15" in out and "π_εa τ=0.25" in out
+
+
+def test_markdown_escapes_untrusted_text(evil_pair):
+    md = render(evaluate(*evil_pair), "markdown")
+    assert "<script>" not in md and "<img" not in md and "<b>" not in md
+    assert "&lt;script&gt;" in md
+    assert "](http" not in md  # the link is broken by escaping
+    # Every table row has as many unescaped pipes as its header.
+    lines = md.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("| ---"):
+            n = len(re.findall(r"(?<!\\)\|", line))
+            j = i + 2
+            while j < len(lines) and lines[j].startswith("| "):
+                assert len(re.findall(r"(?<!\\)\|", lines[j])) == n, lines[j]
+                j += 1
+
+
+def test_md_escape():
+    assert md_escape("a|b") == "a\\|b"
+    assert md_escape("x\ny") == "x y"
+    assert md_escape("<i>") == "&lt;i&gt;"
+    assert md_escape("[l](u)") == "\\[l\\]\\(u\\)"
+
+
+def test_html_self_contained_and_escaped(evil_pair):
+    html = render(evaluate(*evil_pair, alignment=IdAligner()), "html")
+    assert "<script" not in html.lower()
+    assert "<img" not in html.lower()
+    assert "&lt;script&gt;" in html
+    import html as htmllib
+
+    assert 'http-equiv="Content-Security-Policy"' in html and "default-src 'none'" in htmllib.unescape(html)
+    # Nothing is fetched: no external URLs other than the SVG namespace, no links/imports.
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", html))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://evil.example"}  # the latter only as escaped text
+    assert "href=" not in html and "<link" not in html and "@import" not in html and "src=" not in html.replace("onerror", "")
+    assert html.count('class="qbaf-graph"') == 2
+
+
+def test_layout_layers_and_cycles(paper):
+    g = layout_qbaf_dict(qbaf_to_dict(paper["q"]))
+    ys = {n.id: n.y for n in g.nodes}
+    assert ys["p1"] == ys["p2"] < ys["s1"] == ys["s2"] == ys["s5"] < ys["s3"] == ys["s4"] < ys["s6"]
+    assert {n.id for n in g.nodes if n.unconnected} == {"s6"}
+    assert len(g.edges) == 5 and {e.relation for e in g.edges} == {"attack", "support"}
+    # Cyclic framework with a self-loop still lays out.
+    q = QBAF.from_arguments([Argument("p1", "proposal", 0.5), Argument("a"), Argument("b")],
+                            attacks=[("a", "b"), ("b", "a"), ("a", "p1")], supports=[("b", "b")], debate=True)
+    g = layout_qbaf_dict(qbaf_to_dict(q))
+    assert len(g.nodes) == 3 and len(g.edges) == 4
+    # Wide layers wrap.
+    many = QBAF.from_arguments([Argument("p1", "proposal", 0.5)] + [Argument(f"s{i}") for i in range(40)],
+                               attacks=[(f"s{i}", "p1") for i in range(40)], debate=True)
+    g = layout_qbaf_dict(qbaf_to_dict(many), max_per_row=18)
+    assert len({n.y for n in g.nodes}) == 1 + 3
+
+
+# ---------------------------------------------------------------------------- headless Chromium
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+@pytest.mark.browser
+def test_html_in_headless_chromium(evil_pair, tmp_path):
+    exe = _chromium()
+    if exe is None:
+        if os.environ.get("ARGFAITH_REQUIRE_BROWSER") == "1":
+            pytest.fail("headless Chromium is required (ARGFAITH_REQUIRE_BROWSER=1) but was not found")
+        pytest.skip("chromium not installed")
+    page = tmp_path / "report.html"
+    page.write_text(render(evaluate(*evil_pair, alignment=IdAligner()), "html"), encoding="utf-8")
+    cmd = [
+        exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+        "--dump-dom", page.as_uri(),
+    ]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    dom = res.stdout
+    assert res.returncode == 0 and "</html>" in dom, res.stderr[-2000:]
+    # Both graphs are in the live DOM, with nodes and edges.
+    assert re.search(r'<svg[^>]*class="qbaf-graph"[^>]*data-role="source"', dom)
+    assert re.search(r'<svg[^>]*class="qbaf-graph"[^>]*data-role="summary"', dom)
+    assert dom.count('class="node proposal"') >= 4 and 'class="edge attack"' in dom and 'class="edge support"' in dom
+    # The injected scripts did not run: the title is unchanged and no script element exists.
+    assert f"<title>{TITLE}</title>" in dom
+    assert "pwned</title>" not in dom.split("</head>")[0]
+    assert "<script" not in dom.lower() and "<img" not in dom.lower()
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom

@@ -59,9 +59,17 @@ with P and I defined by their Clark completion over the condensation (a DAG, so 
 has exactly the intended model; on a raw support cycle it would let a cycle justify itself).
 Conflict-freeness is ¬in_z ∨ ¬T_z; defence of y is in_y ⇒ AS_{C(s)} for each (s, y) ∈ A and
 in_y ⇒ IO_{C(y)}. The formula has O(|U| + |A| + |S|) clauses and literals however dense R is.
+
+Only the "justification" half of the completions (T_z ⇒ a reason; P_C ⇒ a member or a
+predecessor; likewise I_C) is needed for soundness: if every attacker of a member must have a
+true T, and a true T means "really set-attacked", then a member z attacking a member y would need
+T_z and ¬T_z at once, so conflict-freeness follows from defence. The "forcing" half
+(in_v ⇒ P_C(v), P ⇒ T, ...) is kept because it lets unit propagation rule out conflicting
+arguments early; the tests check both variants against brute force.
 Units fix G in and G's targets and self-attackers out: sound, because for an admissible T ∋ x,
 T ∪ G is admissible (both lie in one preferred extension and each defends itself) and contains no
-argument attacked by G.
+argument attacked by G. The solver is told to prefer in_v = true, so a model is a large
+admissible set and every argument in it is accepted without a query of its own.
 
 d-preferred extensions
 ----------------------
@@ -114,10 +122,11 @@ __all__ = [
     "d_preferred_extensions",
 ]
 
-#: pysat solver used by default. Glucose 4 is a MiniSat descendant with cheap incremental
-#: ``solve(assumptions=...)`` calls; our queries are many small, easy calls on one formula, where
-#: its per-call overhead beats CaDiCaL's (measured in benchmarks/engine_bipolar.md).
-DEFAULT_SAT_SOLVER = "glucose4"
+#: pysat solver used by default. CaDiCaL 1.5.3 is incremental (assumptions, clauses added
+#: between calls) and honours the preferred phases we set, so its models are large admissible
+#: sets that answer many later queries at once; Glucose 4 and MiniSat ignore them here and were
+#: 2–30x slower on the benchmark frameworks (benchmarks/engine_bipolar.md).
+DEFAULT_SAT_SOLVER = "cadical153"
 #: Largest framework :func:`d_preferred_extensions` enumerates by default.
 DEFAULT_MAX_ARGUMENTS = 200
 #: Most extensions :func:`d_preferred_extensions` returns before giving up.
@@ -370,7 +379,7 @@ class _AdmissibleEncoding:
     """CNF whose models are the admissible sets of (U, R ∩ U²) containing G ∩ U — see the module
     docstring for the variables and why the encoding is linear in |U| + |A| + |S|."""
 
-    def __init__(self, sa: SetAttacks, mask: np.ndarray, *, units: bool = True) -> None:
+    def __init__(self, sa: SetAttacks, mask: np.ndarray, *, units: bool = True, forcing: bool = True) -> None:
         from argfaith.qbaf._bipolar_kernels import scc_labels
 
         q = sa.qbaf
@@ -400,11 +409,12 @@ class _AdmissibleEncoding:
         for v in u_nodes:
             c = comp_l[v]
             members[c].append(v)
-            cl.append([-IN(v), P0 + c])  # in_v ⇒ P_C(v)
             cl.append([-IN(v), -(T0 + v)])  # conflict-free: not both in and set-attacked
             cl.append([-(AS0 + c), T0 + v])  # AS_C ⇒ every member of C is set-attacked
             cl.append([-IN(v), IO0 + c])  # in_y ⇒ IO_C(y): indirect attackers are attacked
-            cl.append([-(I0 + c), T0 + v])  # I_C(z) ⇒ T_z
+            if forcing:
+                cl.append([-IN(v), P0 + c])  # in_v ⇒ P_C(v)
+                cl.append([-(I0 + c), T0 + v])  # I_C(z) ⇒ T_z
         for u, v in sup.tolist():
             cu, cv = comp_l[u], comp_l[v]
             if cu != cv:
@@ -413,18 +423,20 @@ class _AdmissibleEncoding:
         for s, t in att.tolist():
             cs, ct = comp_l[s], comp_l[t]
             att_into[ct].append(s)
-            cl.append([-IN(s), I0 + ct])  # s in, (s, t) ∈ A ⇒ I_C(t)
-            cl.append([-(P0 + cs), T0 + t])  # supported / direct attack on t
             cl.append([-(IO0 + ct), T0 + s])  # IO_C(t) ⇒ s is set-attacked
             cl.append([-IN(t), AS0 + cs])  # in_t ⇒ all supported attackers via s are attacked
+            if forcing:
+                cl.append([-IN(s), I0 + ct])  # s in, (s, t) ∈ A ⇒ I_C(t)
+                cl.append([-(P0 + cs), T0 + t])  # supported / direct attack on t
             t_reasons[t].append(P0 + cs)
         for c in range(nc):
             ps = sorted(preds[c])
             for c2 in ps:
-                cl.append([-(P0 + c2), P0 + c])
-                cl.append([-(I0 + c2), I0 + c])
                 cl.append([-(AS0 + c), AS0 + c2])
                 cl.append([-(IO0 + c), IO0 + c2])
+                if forcing:
+                    cl.append([-(P0 + c2), P0 + c])
+                    cl.append([-(I0 + c2), I0 + c])
             # Completions (justification direction): well-founded because the condensation is a DAG.
             cl.append([-(P0 + c)] + [IN(v) for v in members[c]] + [P0 + c2 for c2 in ps])
             cl.append([-(I0 + c)] + [IN(s) for s in dict.fromkeys(att_into[c])] + [I0 + c2 for c2 in ps])
@@ -442,7 +454,8 @@ class _AdmissibleEncoding:
         self.u_nodes = u_nodes
 
     def members_of(self, model: list[int]) -> list[int]:
-        return [v for v in self.u_nodes if model[v] > 0]
+        """Arguments of U set to in by a model (variables outside U are unconstrained)."""
+        return np.flatnonzero((np.asarray(model[: self.n]) > 0) & self.mask).tolist()
 
 
 def _new_solver(name: str, clauses: list[list[int]]) -> Any:
@@ -641,13 +654,25 @@ def _decide_sat(
     mask = _ancestor_mask(q, pending)
     enc = _AdmissibleEncoding(sa, mask, units=units)
     s = _new_solver(solver, enc.clauses)
+    # Prefer "in" when the solver guesses: models then hold large admissible sets, and every
+    # member of a model is accepted with the same witness, without a call of its own.
+    s.set_phases([v + 1 for v in enc.u_nodes])
     calls = 0
+    covered: dict[int, frozenset[str]] = {}
     try:
         for v in pending:
+            if v in covered:
+                out[ids[v]] = ArgumentDecision(ids[v], True, "sat", 0.0, covered[v])
+                continue
             t0 = time.perf_counter()
             ok = s.solve(assumptions=[v + 1])
             calls += 1
-            witness = frozenset(ids[w] for w in enc.members_of(s.get_model())) if ok else None
+            witness = None
+            if ok:
+                members = enc.members_of(s.get_model())
+                witness = frozenset(ids[w] for w in members)
+                for w in members:
+                    covered.setdefault(w, witness)
             out[ids[v]] = ArgumentDecision(ids[v], bool(ok), "sat", time.perf_counter() - t0, witness)
     finally:
         s.delete()
@@ -659,13 +684,23 @@ def _decide_search(
 ) -> tuple[int, int]:
     ids = sa.qbaf.ids
     explored: set[int] = set()
+    covered: dict[int, frozenset[str]] = {}
+    runs = 0
     for v in pending:
+        if v in covered:
+            out[ids[v]] = ArgumentDecision(ids[v], True, "search", 0.0, covered[v])
+            continue
         t0 = time.perf_counter()
         found, touched = _admissible_containing(sa, v, use_grounded)
+        runs += 1
         explored |= touched
-        witness = frozenset(ids[w] for w in found) if found is not None else None
+        witness = None
+        if found is not None:
+            witness = frozenset(ids[w] for w in found)
+            for w in found:
+                covered.setdefault(w, witness)
         out[ids[v]] = ArgumentDecision(ids[v], found is not None, "search", time.perf_counter() - t0, witness)
-    return len(pending), len(explored)
+    return runs, len(explored)
 
 
 def _admissible_containing(sa: SetAttacks, x: int, use_grounded: bool = True) -> tuple[set[int] | None, set[int]]:
@@ -786,6 +821,7 @@ def d_preferred_extensions(
     mask = np.ones(q.n, dtype=np.bool_)
     enc = _AdmissibleEncoding(sa, mask)
     s = _new_solver(solver, enc.clauses)
+    s.set_phases([v + 1 for v in range(q.n)])  # large models: fewer growth steps
     top = enc.n_vars
     ids = q.ids
     found: list[frozenset[int]] = []

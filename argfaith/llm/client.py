@@ -131,9 +131,6 @@ def make_client(
     MissingAPIKeyError
         ``ANTHROPIC_API_KEY`` is unset or empty (a :class:`ConfigurationError`: exit 2 in the CLI).
     """
-    import anthropic
-    import httpx2
-
     key = os.environ.get(API_KEY_ENV, "").strip()
     if not key:
         raise MissingAPIKeyError(
@@ -143,6 +140,9 @@ def make_client(
     for banned in ("api_key", "auth_token", "credentials", "config", "profile"):
         if banned in kwargs:
             raise TypeError(f"make_client() does not take {banned!r}: the key comes from ${API_KEY_ENV} only")
+    import anthropic
+    import httpx2
+
     _install_redaction(key)
     if http_client is None:
         http_client = _http_client_override

@@ -55,7 +55,7 @@ Mode = Literal["single", "multi"]
 PairKey = tuple[str, str, str]  # (topic, source, target)
 
 #: Targets per multi-target request (longer lists are split into chunks of this size).
-DEFAULT_MAX_TARGETS = 100
+DEFAULT_MAX_TARGETS = 200
 #: Output budget of a single-pair answer (``<|ANSWER|>no relation<|ANSWER|>`` is ~13 tokens).
 SINGLE_MAX_TOKENS = 64
 # Output budget of a multi-target answer: tags + one short line per target.

@@ -1,1 +1,203 @@
-"""`argfaith mine`."""
+"""`argfaith mine`: a debate (or one of its summaries) → its QBAF JSON, by relation mining."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from argfaith.cli._app import app
+
+
+class UnitsOption(str, Enum):
+    auto = "auto"
+    spans = "spans"
+    sentences = "sentences"
+
+
+class UnitFilter(str, Enum):
+    default = "default"
+    none = "none"
+
+
+class DryRunFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def _warn(msg: str) -> None:
+    from rich.console import Console
+
+    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False)
+
+
+def make_classifier(spec: str | None) -> tuple[Any, str]:
+    """The relation classifier for a ``--classifier`` spec, and the spec actually used.
+
+    No spec: Claude when ``ANTHROPIC_API_KEY`` is set, else the offline classifier (with a loud
+    warning). ``recorded:FILE[?unknown=no-relation&key=ids]`` replays labels; other names go to
+    the classifier registry (``offline``, ``claude``, ...).
+    """
+    from argfaith.errors import ConfigurationError
+
+    if spec is None:
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            spec = "claude"
+        else:
+            spec = "offline"
+            _warn(
+                "WARNING: no ANTHROPIC_API_KEY set and no --classifier given: using the OFFLINE relation "
+                "classifier. Its relations are much less accurate than Claude's (see docs/classifiers.md); "
+                "pass --classifier explicitly to silence this warning."
+            )
+    if spec.startswith("recorded:"):
+        from argfaith.mining.classifiers.recorded import make_recorded_classifier
+
+        return make_recorded_classifier(spec[len("recorded:") :]), spec
+    try:
+        from argfaith.mining.classifiers import registry  # type: ignore[attr-defined]
+    except ImportError:
+        registry = None  # the registry is optional: Claude still works through its own factory
+    if registry is not None and hasattr(registry, "make_classifier"):
+        return registry.make_classifier(spec), spec
+    name, _, query = spec.partition("?")
+    if name == "claude" or name.startswith("claude:"):
+        from argfaith.mining.classifiers.claude import make_claude_classifier
+
+        opts: dict[str, Any] = dict(p.partition("=")[::2] for p in query.split("&") if p)
+        if ":" in name:
+            opts["model"] = name.split(":", 1)[1]
+        return make_claude_classifier(**opts), spec
+    raise ConfigurationError(f"unknown classifier {spec!r}: this installation knows recorded:FILE and claude")
+
+
+def _cheap_classifier_factory():  # type: ignore[no-untyped-def]
+    """The cascade's cheap model: the offline classifier, built only if a cascade is used."""
+
+    def factory():  # type: ignore[no-untyped-def]
+        return make_classifier("offline")[0]
+
+    return factory
+
+
+def _dry_run(plan: Any, classifier_spec: str | None, fmt: DryRunFormat, model: str | None) -> None:
+    info = plan.describe()
+    estimates: list[Any] = []
+    note = None
+    try:
+        from argfaith.mining.cost import estimate_strategies, format_cost_table
+    except ImportError as e:  # the cost estimator is optional (the Claude engineer's module)
+        estimate_strategies = None  # type: ignore[assignment]
+        note = f"cost estimates unavailable ({e})"
+    queries = plan.queries()
+    if estimate_strategies is not None:
+        kw = {"model": model} if model else {}
+        estimates = estimate_strategies(queries, **kw)
+    if fmt is DryRunFormat.json:
+        out = {**info, "classifier": classifier_spec, "estimates": [e.as_dict() for e in estimates]}
+        if note:
+            out["note"] = note
+        typer.echo(json.dumps(out, indent=1))
+        return
+    # Plain text (no rich wrapping): the table is meant to be copied into notes.
+    dropped = ", ".join(f"{k} {v}" for k, v in sorted(plan.dropped_units.items())) or "none"
+    lines = [
+        f"{plan.kind} {plan.name} — {plan.topic}",
+        f"arguments: {len(plan.proposals)} proposals, {len(plan.speech)} speech ({plan.unit_method}; dropped: {dropped})",
+        f"candidate pairs: {plan.n_all_candidates:,} all; {len(plan.pairs):,} with --candidates {plan.strategy}",
+    ]
+    if estimates:
+        lines += ["", format_cost_table(estimates)]  # type: ignore[misc]
+    elif note:
+        lines.append(note)
+    lines.append("dry run: no classifier was called")
+    typer.echo("\n".join(lines))
+
+
+@app.command()
+def mine(
+    debate: Annotated[Path, typer.Argument(help="EP debate folder, hand-written JSON debate, or [ID] Speaker: text transcript.")],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the QBAF JSON here (required unless --dry-run).")] = None,
+    summary: Annotated[Optional[Path], typer.Option(help="Mine this summary of DEBATE instead (EP summary JSON, JSON {text}, or text).")] = None,
+    classifier: Annotated[Optional[str], typer.Option(help="claude | offline | recorded:FILE | ... (default: claude with ANTHROPIC_API_KEY, else offline).")] = None,
+    candidates: Annotated[str, typer.Option(help="Candidate pairs: all | topk:K | random:K | cascade:P.")] = "all",
+    units: Annotated[UnitsOption, typer.Option(help="Speech arguments: human spans, sentences, or auto (spans when the debate has them).")] = UnitsOption.auto,
+    unit_filter: Annotated[UnitFilter, typer.Option(help="default: drop the chair's procedural lines, stage directions, headers, fragments; none: keep all units.")] = UnitFilter.default,
+    segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
+    tau: Annotated[float, typer.Option(min=0.0, max=1.0, help="Base score τ of speech arguments.")] = 0.2,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: print arguments, pairs and the estimated Claude cost per strategy.")] = False,
+    dry_run_format: Annotated[DryRunFormat, typer.Option("--format", help="Dry-run output format.")] = DryRunFormat.table,
+    model: Annotated[Optional[str], typer.Option(help="Model id for the dry-run cost estimate (default: the Claude classifier's).")] = None,
+    checkpoint: Annotated[Optional[Path], typer.Option(help="Checkpoint of finished pairs (default: OUT with suffix .pairs.jsonl).")] = None,
+    restart: Annotated[bool, typer.Option("--restart", help="Discard an existing checkpoint instead of resuming it.")] = False,
+    chunk_size: Annotated[int, typer.Option(min=1, help="Pairs per classifier call between checkpoints.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of random:K pruning.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Mine a debate's QBAF (or, with --summary, the summary's QBAF anchored on the debate's proposals)."""
+    from argfaith.datasets.documents import load_debate, load_summary
+    from argfaith.errors import ConfigurationError
+    from argfaith.mining.pipeline import plan_debate, plan_summary, run_plan
+    from argfaith.mining.units import KEEP_ALL
+
+    if out is None and not dry_run:
+        raise ConfigurationError("--out FILE is required (or use --dry-run)")
+    doc = load_debate(debate)
+    policy = KEEP_ALL if unit_filter is UnitFilter.none else None
+    uses_cascade = candidates.strip().lower().startswith("cascade")
+    cheap = _cheap_classifier_factory() if uses_cascade else None
+    if summary is not None:
+        summ = load_summary(summary)
+        plan = plan_summary(summ, doc, candidates=candidates, segmenter=segmenter, policy=policy, cheap_classifier=cheap, seed=seed)
+    else:
+        plan = plan_debate(
+            doc, units=units.value, candidates=candidates, segmenter=segmenter, policy=policy, cheap_classifier=cheap, seed=seed
+        )
+    if dry_run:
+        _dry_run(plan, classifier, dry_run_format, model)
+        return
+    assert out is not None
+    clf, spec = make_classifier(classifier)
+    ckpt = checkpoint if checkpoint is not None else out.with_name(out.stem + ".pairs.jsonl")
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]mining[/] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet or not err.is_terminal and not os.environ.get("ARGFAITH_PROGRESS"),
+        transient=False,
+    ) as bar:
+        task = bar.add_task(plan.name, total=len(plan.pairs))
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = run_plan(
+            plan, clf, tau=tau, checkpoint=ckpt, restart=restart, progress=progress, chunk_size=chunk_size,
+            info={"classifier_spec": spec, "checkpoint": str(ckpt)},
+        )
+    from argfaith.qbaf import save_qbaf
+
+    save_qbaf(result.qbaf, out)
+    s = result.stats
+    q = result.qbaf
+    print(
+        f"wrote {out}: {q.n} arguments ({len(plan.proposals)} proposals, {len(plan.speech)} speech), "
+        f"{len(q.attacks)} attacks, {len(q.supports)} supports; {s.n_pairs:,} pairs classified "
+        f"({s.n_resumed:,} resumed from {ckpt.name}) with {s.classifier} in {s.seconds:.1f} s"
+        + (f"; {s.n_fallback} fallback labels" if s.n_fallback else ""),
+        file=sys.stderr,
+    )
+    if not q.is_acyclic() and plan.kind == "debate":  # pragma: no cover - guarded by the builder
+        raise ConfigurationError("internal error: a source QBAF came out cyclic")

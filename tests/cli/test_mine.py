@@ -1,0 +1,115 @@
+"""`argfaith mine` through the real entry point (subprocess) and typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "mining"
+DEBATE = FIX / "ep_debates" / "debates" / "CRE-20990101-ITEM-001"
+SUMMARY = FIX / "ep_summaries" / "CRE-20990101-ITEM-001" / "CRE-20990101-ITEM-001_claude_structured_en.json"
+NULL_SUMMARY = FIX / "ep_summaries" / "CRE-20990101-ITEM-001" / "CRE-20990101-ITEM-001_claude_org_zero_shot.json"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    e = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "argfaith", "mine", *args], capture_output=True, text=True, env=e, timeout=120)
+
+
+@pytest.fixture
+def labels(tmp_path: Path) -> Path:
+    """Recorded labels for a few fixture pairs (everything else: no relation)."""
+    d = "CRE-20990101-ITEM-001"
+    rows = [
+        {"source_id": f"{d}-1-011-1", "target_id": f"{d}-1-010-1", "label": "attack"},
+        {"source_id": f"{d}-1-011-2", "target_id": f"{d}-PAR-1", "label": "attack"},
+        {"source_id": f"{d}-1-012-1", "target_id": f"{d}-PAR-2", "label": "support"},
+        {"source_id": f"{d}-1-010-3", "target_id": f"{d}-1-010-2", "label": "support"},
+    ]
+    f = tmp_path / "labels.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return f
+
+
+def test_mine_debate_with_recorded_labels_and_resume(tmp_path: Path, labels: Path):
+    out = tmp_path / "q.json"
+    r = run(str(DEBATE), "--classifier", f"recorded:{labels}?unknown=no-relation", "--out", str(out), "--tau", "0.25")
+    assert r.returncode == 0, r.stderr
+    q = json.loads(out.read_text(encoding="utf-8"))
+    d = "CRE-20990101-ITEM-001"
+    assert sorted(map(tuple, q["attacks"])) == [(f"{d}-1-011-1", f"{d}-1-010-1"), (f"{d}-1-011-2", f"{d}-PAR-1")]
+    assert sorted(map(tuple, q["supports"])) == [(f"{d}-1-010-3", f"{d}-1-010-2"), (f"{d}-1-012-1", f"{d}-PAR-2")]
+    meta = q["metadata"]
+    assert meta["units"] == "spans" and meta["candidates"] == "all" and meta["tau"] == 0.25
+    assert meta["counts"]["candidate_pairs_all"] == 6 * 5 // 2 + 6 * 3
+    assert meta["classifier"] == "recorded:labels.jsonl"
+    speech = [a for a in q["arguments"] if a["kind"] == "speech"]
+    assert all("speaker" in a and "position" in a and "start" in a["metadata"] for a in speech)
+    assert "wrote" in r.stderr and "0 resumed" in r.stderr
+    ckpt = tmp_path / "q.pairs.jsonl"
+    assert ckpt.exists()
+    # Rerun: everything comes from the checkpoint.
+    r2 = run(str(DEBATE), "--classifier", f"recorded:{labels}?unknown=no-relation", "--out", str(out), "--tau", "0.25")
+    assert r2.returncode == 0, r2.stderr
+    assert "(33 resumed" in r2.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["attacks"] == q["attacks"]
+
+
+def test_mine_summary_and_dry_run(tmp_path: Path, labels: Path):
+    out = tmp_path / "s.json"
+    r = run(str(DEBATE), "--summary", str(SUMMARY), "--classifier", f"recorded:{labels}?unknown=no-relation", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    q = json.loads(out.read_text(encoding="utf-8"))
+    assert [a["id"] for a in q["arguments"] if a["kind"] == "proposal"] == [f"CRE-20990101-ITEM-001-PAR-{i}" for i in (1, 2, 3)]
+    assert q["metadata"]["kind"] == "summary" and q["metadata"]["summary_variant"] == "claude_structured_en"
+    dry = run(str(DEBATE), "--dry-run", "--format", "json", "--units", "sentences", "--candidates", "topk:3")
+    assert dry.returncode == 0, dry.stderr
+    info = json.loads(dry.stdout)
+    assert info["candidates"] == "topk:3" and info["n_candidates"] <= 3 * info["n_speech"]
+    assert info["units"] == "sentences:rules"
+
+
+def test_errors_exit_2_with_a_message(tmp_path: Path, labels: Path):
+    r = run(str(tmp_path / "nope"), "--out", str(tmp_path / "q.json"), "--classifier", f"recorded:{labels}")
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and "nope" in r.stderr and "Traceback" not in r.stderr
+    r = run(str(DEBATE), "--summary", str(NULL_SUMMARY), "--out", str(tmp_path / "q.json"), "--classifier", f"recorded:{labels}")
+    assert r.returncode == 2 and "key 'summary' is null" in r.stderr
+    r = run(str(DEBATE), "--out", str(tmp_path / "q.json"), "--classifier", f"recorded:{labels}")  # unknown pairs → error policy
+    assert r.returncode == 2 and "no recorded label for pair" in r.stderr
+    r = run(str(DEBATE), "--classifier", f"recorded:{labels}")
+    assert r.returncode == 2 and "--out FILE is required" in r.stderr
+
+
+def test_without_key_and_classifier_the_offline_choice_is_loud(tmp_path: Path):
+    r = run(str(DEBATE), "--out", str(tmp_path / "q.json"), "-q")
+    assert "OFFLINE" in r.stderr and "ANTHROPIC_API_KEY" in r.stderr
+    assert r.returncode in (0, 2)  # 2 only while no offline classifier is installed
+    if r.returncode == 0:
+        assert json.loads((tmp_path / "q.json").read_text())["metadata"]["classifier_spec"] == "offline"
+
+
+def test_cli_runner_transcript_and_sentences(tmp_path: Path, labels: Path):
+    from typer.testing import CliRunner
+
+    from argfaith.cli import app
+
+    t = tmp_path / "t.txt"
+    t.write_text(
+        "# title: Uniforms (debate)\n[PAR-1] Provision: 1. Requires uniforms;\n"
+        "[1] Alice: Uniforms reduce bullying. They save time.\n[2] Bob: I disagree. They cost money.\n",
+        encoding="utf-8",
+    )
+    rec = tmp_path / "r.jsonl"
+    rec.write_text(json.dumps({"source": "I disagree.", "target": "Uniforms reduce bullying.", "label": "attack"}) + "\n", encoding="utf-8")
+    out = tmp_path / "u.json"
+    res = CliRunner().invoke(app, ["mine", str(t), "--classifier", f"recorded:{rec}?unknown=no-relation", "--out", str(out), "--unit-filter", "none"])
+    assert res.exit_code == 0, res.output
+    q = json.loads(out.read_text(encoding="utf-8"))
+    assert q["attacks"] == [["t-2-1", "t-1-1"]]
+    assert q["metadata"]["unit_policy"]["min_words"] == 0

@@ -1,1 +1,267 @@
-"""`argfaith evaluate`."""
+"""`argfaith evaluate`: how faithfully does a summary QBAF carry the arguments of its debate QBAF?
+
+The command wires files to :func:`argfaith.metrics.evaluate.evaluate_many` (the seam that takes
+QBAFs) and renders the report. Text baselines (ROUGE, BERTScore, NLI) are computed from the
+debate / summary documents when given.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from argfaith.cli._app import app
+
+__all__ = ["evaluate", "evaluate_files"]
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
+
+class ProposalPolicy(str, Enum):
+    exact = "exact"
+    intersection = "intersection"
+
+
+class SolverMethod(str, Enum):
+    sync = "sync"
+    rk4 = "rk4"
+
+
+class AlignMethod(str, Enum):
+    id = "id"
+    exact = "exact"
+    lexical = "lexical"
+    embedding = "embedding"
+    llm = "llm"
+
+
+_SUFFIX_FORMAT = {".json": OutputFormat.json, ".md": OutputFormat.markdown, ".markdown": OutputFormat.markdown, ".html": OutputFormat.html, ".htm": OutputFormat.html}
+
+
+def _read_source_text(path: Path) -> str:
+    """The debate's text for text baselines: every intervention, in order."""
+    from argfaith.errors import DataFormatError
+
+    if path.suffix.lower() in (".txt", ".md") and path.is_file():
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise DataFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    from argfaith.datasets.documents import load_debate
+
+    d = load_debate(path)
+    return "\n\n".join(i.text for i in d.interventions)
+
+
+def _read_summary_text(path: Path) -> str:
+    from argfaith.datasets.documents import load_summary
+
+    return load_summary(path).text
+
+
+def _text_baselines(
+    source_text: Path,
+    summary_texts: list[Path],
+    baselines: list[str],
+    *,
+    bertscore_model: Path | None,
+    nli_model: Path | None,
+    status: Any,
+) -> list[Any]:
+    from argfaith.metrics.report import RougeReport, TextBaselines
+    from argfaith.metrics.text import bertscore, nli_score, rouge_scores
+
+    src = _read_source_text(source_text)
+    out = []
+    for p in summary_texts:
+        summ = _read_summary_text(p)
+        kw: dict[str, Any] = {}
+        if "rouge" in baselines:
+            r = rouge_scores(src, summ)
+            for k in ("rouge1", "rouge2", "rougeL"):
+                v = getattr(r, k)
+                kw[k] = RougeReport(precision=v.precision, recall=v.recall, fmeasure=v.fmeasure)
+        if "bertscore" in baselines:
+            status(f"BERTScore of {p.name} ...")
+            b = bertscore(src, summ, model=bertscore_model)
+            kw.update(bertscore_precision=b.precision, bertscore_recall=b.recall, bertscore_f1=b.f1, bertscore_model=b.model)
+        if "nli" in baselines:
+            status(f"NLI of {p.name} ...")
+            n = nli_score(src, summ, model=nli_model)
+            kw.update(nli=n.score, nli_model=n.model)
+        out.append(TextBaselines(**kw, notes=[f"text of {source_text} vs {p}"]))
+    return out
+
+
+def _parse_baselines(text: str | None) -> list[str]:
+    from argfaith.errors import ConfigurationError
+
+    if not text:
+        return []
+    out = [b.strip().lower() for b in text.split(",") if b.strip()]
+    bad = [b for b in out if b not in ("rouge", "bertscore", "nli")]
+    if bad:
+        raise ConfigurationError(f"--baselines: unknown baseline(s) {bad}; choose from rouge, bertscore, nli")
+    return out
+
+
+def evaluate_files(
+    source: Path,
+    summaries: list[Path],
+    *,
+    taus: list[float | None],
+    epsilon: float = 0.1,
+    tolerance: float = 1e-9,
+    proposals: str = "exact",
+    alignment_files: list[Path] | None = None,
+    align: str | None = None,
+    align_threshold: float | None = None,
+    align_model: Path | None = None,
+    align_measure: str | None = None,
+    solver: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    strict: bool = False,
+    explain: bool = True,
+    explain_top: int | None = 10,
+    include_qbafs: bool = True,
+    text_baselines: list[Any] | None = None,
+) -> Any:
+    """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
+    before rendering)."""
+    from argfaith.errors import ConfigurationError
+    from argfaith.metrics.alignment import FileAligner, make_aligner
+    from argfaith.metrics.evaluate import evaluate_many
+    from argfaith.qbaf import load_qbaf
+
+    q = load_qbaf(source)
+    qs = [load_qbaf(s) for s in summaries]
+    aligners: list[Any]
+    if alignment_files:
+        if align:
+            raise ConfigurationError("give either --alignment FILE or --align METHOD, not both")
+        if len(alignment_files) == 1 and len(qs) > 1:
+            raise ConfigurationError(
+                f"--alignment was given once for {len(qs)} summaries; give one alignment file per --summary, in the same order"
+            )
+        if len(alignment_files) != len(qs):
+            raise ConfigurationError(f"--alignment was given {len(alignment_files)} times for {len(qs)} --summary files; give one per summary")
+        aligners = [FileAligner(p) for p in alignment_files]
+    elif align:
+        opts: dict[str, Any] = {"threshold": align_threshold}
+        if align == "embedding":
+            opts["model"] = align_model
+        if align == "lexical":
+            opts["measure"] = align_measure
+        if align in ("id", "exact"):
+            if align_threshold is not None:
+                raise ConfigurationError(f"--align-threshold does not apply to --align {align}")
+            opts = {}
+        one = make_aligner(align, **opts)
+        aligners = [one] * len(qs)
+    else:
+        if align_threshold is not None or align_model is not None:
+            raise ConfigurationError("--align-threshold / --align-model need --align METHOD")
+        aligners = [None] * len(qs)
+    return evaluate_many(
+        q, qs, taus=taus, epsilon=epsilon, tolerance=tolerance,
+        on_mismatch="intersection" if proposals == "intersection" else "error",
+        alignments=aligners, explain=explain, explain_limit=explain_top, method=solver, max_iter=max_iter, tol=tol,
+        strict=strict, include_qbafs=include_qbafs, source_path=str(source), summary_paths=[str(s) for s in summaries],
+        text_baselines=text_baselines,
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+@app.command()
+def evaluate(
+    source: Annotated[Path, typer.Option("--source", help="Source (debate) QBAF JSON file Q.")],
+    summary: Annotated[list[Path], typer.Option("--summary", help="Summary QBAF JSON file Q*; repeat for several summaries (one column each).")],
+    tau: Annotated[Optional[str], typer.Option("--tau", help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
+    epsilon: Annotated[float, typer.Option(help="ε of ε-accuracy π_εa.")] = 0.1,
+    tolerance: Annotated[float, typer.Option(help="Tolerance of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
+    proposals: Annotated[ProposalPolicy, typer.Option(help="'exact': proposal sets must match (else an error naming the ids); 'intersection': evaluate on the shared proposals and report the rest.")] = ProposalPolicy.exact,
+    alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary. Enables π_sap, π_sar, π_pcc.")] = None,
+    align: Annotated[Optional[AlignMethod], typer.Option("--align", help="Align speech arguments automatically (enables π_sap, π_sar, π_pcc).")] = None,
+    align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
+    align_measure: Annotated[Optional[str], typer.Option(help="--align lexical: 'tfidf' (default) or 'token_f1'.")] = None,
+    align_model: Annotated[Optional[Path], typer.Option(help="--align embedding: a local sentence-transformers model directory (default: all-MiniLM-L6-v2 from the embeddings extra).")] = None,
+    format: Annotated[Optional[OutputFormat], typer.Option("--format", help="Output format (default: from --out's suffix, else table).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write the report to this file instead of stdout.")] = None,
+    solver: Annotated[SolverMethod, typer.Option(help="DF-QuAD solver for cyclic summary QBAFs.")] = SolverMethod.sync,
+    max_iter: Annotated[int, typer.Option(help="Iteration budget per cyclic component.")] = 10_000,
+    tol: Annotated[float, typer.Option(help="Solver convergence tolerance.")] = 1e-9,
+    strict: Annotated[bool, typer.Option(help="Fail (exit 2) when a QBAF's strengths do not converge.")] = False,
+    explain: Annotated[bool, typer.Option(help="Per-proposal explanations (arguments ranked by influence).")] = True,
+    explain_top: Annotated[int, typer.Option(help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
+    qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output.")] = True,
+    source_text: Annotated[Optional[Path], typer.Option(help="Debate document (JSON debate, transcript, EP folder or .txt) for text baselines.")] = None,
+    summary_text: Annotated[Optional[list[Path]], typer.Option(help="Summary text file(s) for text baselines, one per --summary.")] = None,
+    baselines: Annotated[Optional[str], typer.Option(help="Text baselines to compute: rouge,bertscore,nli (default: rouge when texts are given).")] = None,
+    bertscore_model: Annotated[Optional[Path], typer.Option(help="Local encoder directory for BERTScore (default: all-MiniLM-L6-v2, extra 'embeddings').")] = None,
+    nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (required for the nli baseline; extra 'nli').")] = None,
+) -> None:
+    """Evaluate summary QBAF(s) against a debate QBAF: the paper's faithfulness metrics, explanations and a report."""
+    from argfaith.errors import ConfigurationError
+    from argfaith.metrics.evaluate import parse_taus
+    from argfaith.metrics.render import render
+
+    taus: list[float | None] = list(parse_taus(tau)) if tau is not None else [None]
+    fmt = format or (_SUFFIX_FORMAT.get(out.suffix.lower(), OutputFormat.table) if out else OutputFormat.table)
+    if not summary:
+        raise ConfigurationError("give at least one --summary QBAF file")
+    tb = None
+    wanted = _parse_baselines(baselines)
+    if source_text is not None or summary_text:
+        if source_text is None or not summary_text:
+            raise ConfigurationError("text baselines need both --source-text and --summary-text")
+        if len(summary_text) != len(summary):
+            raise ConfigurationError(f"--summary-text was given {len(summary_text)} times for {len(summary)} --summary files; give one per summary")
+        wanted = wanted or ["rouge"]
+    elif wanted:
+        raise ConfigurationError("--baselines needs --source-text and --summary-text")
+    if wanted:
+        from rich.console import Console
+
+        err = Console(stderr=True)
+        with err.status("text baselines ...") as st:
+            tb = _text_baselines(
+                source_text, list(summary_text), wanted,  # type: ignore[arg-type]
+                bertscore_model=bertscore_model, nli_model=nli_model, status=lambda m: st.update(m),
+            )
+    suite = evaluate_files(
+        source, list(summary), taus=taus, epsilon=epsilon, tolerance=tolerance, proposals=proposals.value,
+        alignment_files=list(alignment) if alignment else None, align=align.value if align else None,
+        align_threshold=align_threshold, align_model=align_model, align_measure=align_measure,
+        solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
+        explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
+    )
+    obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
+    if out is None and fmt is OutputFormat.table:
+        from rich.console import Console
+
+        from argfaith.metrics.render.table import print_table
+
+        print_table(obj, Console(highlight=False))
+        return
+    text = render(obj, fmt.value, include_qbafs=qbafs)  # type: ignore[arg-type]
+    if out is None:
+        sys.stdout.write(text)
+        return
+    _write(out, text)
+    typer.echo(f"wrote {fmt.value} report to {out}", err=True)

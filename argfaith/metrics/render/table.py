@@ -57,16 +57,20 @@ def _metrics_table(reports: list[EvaluationReport]) -> Table:
     return t
 
 
-def _strengths_table(reports: list[EvaluationReport]) -> Table:
+def _strengths_table(reports: list[EvaluationReport], width: int) -> Table:
     t = Table(title="Proposal strengths σ (DF-QuAD; Table 4 layout)", title_justify="left")
     t.add_column("proposal")
     for lab in column_labels(reports):
         t.add_column(_t(lab), justify="right", overflow="fold")
-    t.add_column("text", overflow="fold", max_width=60)
+    # Proposal texts only when there is room; explanations quote them anyway.
+    show_text = width - 14 * (len(reports) + 2) >= 40
+    if show_text:
+        t.add_column("text", overflow="ellipsis", no_wrap=True, max_width=70)
     texts = reports[0].proposals.texts
     _, rows = strength_rows(reports)
     for p, s, vals in rows:
-        t.add_row(_t(p), _t(s), *[_t(v) for v in vals], _t(_short(texts.get(p), 60), "dim"))
+        extra = [_t(_short(texts.get(p), 70), "dim")] if show_text else []
+        t.add_row(_t(p), _t(s), *[_t(v) for v in vals], *extra)
     return t
 
 
@@ -137,10 +141,11 @@ def _explanations(r: EvaluationReport) -> list[object]:
     return out
 
 
-def table_renderables(obj: Reportish) -> list[object]:
-    """The rich renderables of a report or suite, in display order."""
+def table_renderables(obj: Reportish, width: int = 120) -> list[object]:
+    """The rich renderables of a report or suite, in display order, for a ``width``-column
+    terminal."""
     reports = as_reports(obj)
-    parts: list[object] = [_metrics_table(reports), _strengths_table(reports)]
+    parts: list[object] = [_metrics_table(reports), _strengths_table(reports, width)]
     if isinstance(obj, EvaluationSuite):
         s = _sensitivity(obj)
         if s is not None:
@@ -159,7 +164,12 @@ def table_renderables(obj: Reportish) -> list[object]:
     for r in reports:
         for w in r.warnings:
             notes.append(Text.assemble(("warning: ", "bold yellow"), (f"[{report_label(r)}] ", "yellow"), w))
-    c = [f"{report_label(r)}: {'converged' if r.summary.convergence.converged else 'NOT converged'}" for r in reports if not r.summary.acyclic]
+    c = [
+        f"{report_label(r)}: {'converged' if r.summary.convergence.converged else 'NOT converged'} "
+        f"({r.summary.convergence.method}, {r.summary.convergence.iterations} iterations, residual {r.summary.convergence.residual:.2g})"
+        for r in reports
+        if not r.summary.acyclic
+    ]
     if c:
         notes.append(_t("cyclic summary QBAF(s): " + "; ".join(c), "dim"))
     parts.extend(notes)
@@ -169,7 +179,7 @@ def table_renderables(obj: Reportish) -> list[object]:
 def print_table(obj: Reportish, console: Console | None = None) -> None:
     """Print the report to ``console`` (default: stdout)."""
     con = console or Console()
-    for p in table_renderables(obj):
+    for p in table_renderables(obj, con.width):
         con.print(p)
 
 
@@ -177,5 +187,5 @@ def render_table(obj: Reportish, *, width: int = 120, color: bool = False) -> st
     """The terminal rendering as a string (plain text unless ``color``)."""
     buf = io.StringIO()
     con = Console(file=buf, width=width, force_terminal=color, color_system="standard" if color else None, highlight=False)
-    con.print(Group(*table_renderables(obj)))  # type: ignore[arg-type]
+    con.print(Group(*table_renderables(obj, width)))  # type: ignore[arg-type]
     return buf.getvalue()

@@ -1,0 +1,370 @@
+"""The default offline relation classifier: hand-built pair features + logistic regression.
+
+Light install: numpy only, no network, weights shipped as a small ``.npz`` in ``argfaith/data``.
+Trained by ``scripts/train_offline.py`` on EP debate pairs (see ``docs/classifiers.md``).
+
+Features of a pair (source → target), following the cues that separate the paper's three ARC
+classes (PAPER.md §7: attack = contradicts/undermines, support = strengthens/agrees):
+
+- the target's kind (resolution paragraph vs earlier speech argument);
+- lexical relatedness: TF-IDF cosine over crude stems (IDF table shipped, estimated on EP
+  sentences), stem Jaccard, shared rare stems, containment, and relatedness to the debate topic;
+- per-text cue rates from small lexicons: negation, contrast, negative and positive evaluation,
+  obligation, politeness (thanks/congratulations), references to the report/rapporteur,
+  questions, numbers, first person;
+- interactions of relatedness with the source's polarity (an attack is a related pair whose
+  source disagrees), and the polarity product of source and target.
+
+Every text is analysed once per classifier instance (cache keyed by the text), so classifying
+many pairs over few distinct arguments costs little more than the distinct texts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from argfaith.datasets.labels import LABELS, RelationLabel
+from argfaith.errors import ConfigurationError, DataFormatError
+from argfaith.mining.classifiers._linear import LinearModel, fit_logistic_regression
+from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
+
+__all__ = [
+    "TextProfile",
+    "PairFeaturizer",
+    "IdfTable",
+    "OfflineRelationClassifier",
+    "train_offline_classifier",
+    "default_weights_path",
+    "FEATURE_NAMES",
+]
+
+_WORD = re.compile(r"[a-z][a-z'’-]*|\d+(?:[.,]\d+)*")
+_STOP = frozenset(
+    """the a an of to and in is that for on it this be are we as with by have has was which will at from or
+    its their they i you he she all there more also can would should these those been were into than so such
+    if what who do does did any other only about out up them his her my your us one may being our very
+    mr madam president commissioner ladies gentlemen would could""".split()
+)
+
+# Cue lexicons; entries ending in '*' match as prefixes. Kept small and domain-neutral on purpose.
+_LEXICONS: dict[str, tuple[str, ...]] = {
+    "negation": ("not", "no", "never", "nothing", "none", "cannot", "can't", "don't", "doesn't", "isn't",
+                 "aren't", "won't", "neither", "nor", "without", "n't", "nobody", "hardly"),
+    "contrast": ("but", "however", "although", "though", "yet", "nevertheless", "whereas", "despite",
+                 "instead", "rather", "nonetheless", "while", "contrary", "notwithstanding"),
+    "negative": ("wrong*", "fail*", "erroneous", "mistake*", "regret*", "unfortunate*", "problem*", "concern*",
+                 "danger*", "threat*", "risk*", "unacceptab*", "deplor*", "critic*", "oppos*", "reject*",
+                 "against", "doubt*", "worr*", "disappoint*", "weak*", "poor*", "insufficient", "lack*", "bad",
+                 "harm*", "damag*", "impossible", "useless", "absurd", "cynical", "untenable", "misguided",
+                 "excessive*", "burden*", "costly", "sacrific*", "difficult*", "shelved", "delay*", "nonsense"),
+    "positive": ("welcom*", "support*", "agree*", "good", "excellent", "important", "right", "rightly",
+                 "success*", "benefit*", "positive*", "essential", "necessary", "vital", "pleased", "glad",
+                 "appreciat*", "valuable", "effective*", "useful", "improv*", "progress*", "opportunit*",
+                 "endorse*", "praise*", "commend*", "constructive", "timely", "best", "great"),
+    "obligation": ("must", "should", "need*", "necessary", "call*", "urge*", "ask*", "require*", "demand*",
+                   "insist*"),
+    "politeness": ("thank*", "congratulat*", "grateful", "gratitude", "colleague*", "honour*", "privilege"),
+    "report": ("report*", "rapporteur*", "resolution*", "paragraph*", "amendment*", "proposal*", "text",
+               "committee*", "commission*", "communication"),
+    "first_person": ("i", "we", "my", "our", "me", "us"),
+}
+_CUES = tuple(_LEXICONS)
+
+
+def _compile_lexicon(words: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    exact = frozenset(w for w in words if not w.endswith("*"))
+    prefixes = tuple(w[:-1] for w in words if w.endswith("*"))
+    return exact, prefixes
+
+
+_COMPILED = {k: _compile_lexicon(v) for k, v in _LEXICONS.items()}
+
+
+def _stem(word: str) -> str:
+    # Crude but robust prefix stemming: "regulation"/"regulations"/"regulate" -> "regula".
+    return word[:6]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens (apostrophes normalised)."""
+    return _WORD.findall(text.lower().replace("’", "'"))
+
+
+class IdfTable:
+    """Inverse document frequencies of stems; unknown stems get ``default``.
+
+    Estimated by ``scripts/train_offline.py`` on EP debate sentences (document = sentence).
+    """
+
+    def __init__(self, idf: dict[str, float], default: float) -> None:
+        self.idf = idf
+        self.default = default
+
+    @classmethod
+    def fit(cls, texts: Iterable[str], *, min_df: int = 2) -> IdfTable:
+        """Smoothed IDF log((1 + N) / (1 + df)) + 1 over content stems of ``texts``."""
+        df: Counter[str] = Counter()
+        n = 0
+        for t in texts:
+            n += 1
+            df.update(set(_content_stems(tokenize(t))))
+        idf = {s: math.log((1 + n) / (1 + c)) + 1.0 for s, c in df.items() if c >= min_df}
+        return cls(idf, math.log((1 + n) / (1 + min_df - 1)) + 1.0)
+
+    def to_json(self) -> dict:
+        return {"default": self.default, "idf": {k: round(v, 4) for k, v in sorted(self.idf.items())}}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> IdfTable:
+        return cls({str(k): float(v) for k, v in obj["idf"].items()}, float(obj["default"]))
+
+
+def _content_stems(tokens: Sequence[str]) -> list[str]:
+    return [_stem(t) for t in tokens if t not in _STOP and len(t) > 2 and not t[0].isdigit()]
+
+
+@dataclass(frozen=True, slots=True)
+class TextProfile:
+    """What the featurizer needs to know about one text (computed once per distinct text)."""
+
+    vector: dict[str, float]  # unit-length TF-IDF over content stems
+    stems: frozenset[str]
+    cues: tuple[float, ...]  # one rate per lexicon in _CUES, then question, number
+    n_tokens: int
+
+
+def _cue_rates(tokens: Sequence[str], text: str) -> tuple[float, ...]:
+    n = max(1, len(tokens))
+    out = []
+    for name in _CUES:
+        exact, prefixes = _COMPILED[name]
+        c = sum(1 for t in tokens if t in exact or (prefixes and t.startswith(prefixes)))
+        # Saturating rate: presence matters more than count in one sentence.
+        out.append(min(1.0, 3.0 * c / n) if c else 0.0)
+    out.append(1.0 if "?" in text else 0.0)
+    out.append(1.0 if any(t[0].isdigit() for t in tokens) else 0.0)
+    return tuple(out)
+
+
+_CUE_NAMES = (*_CUES, "question", "number")
+
+
+def profile_text(text: str, idf: IdfTable) -> TextProfile:
+    """Analyse one text: TF-IDF vector, stem set, cue rates, length."""
+    tokens = tokenize(text)
+    stems = _content_stems(tokens)
+    tf = Counter(stems)
+    vec = {s: (1.0 + math.log(c)) * idf.idf.get(s, idf.default) for s, c in tf.items()}
+    norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+    return TextProfile({s: v / norm for s, v in vec.items()}, frozenset(stems), _cue_rates(tokens, text), len(tokens))
+
+
+def _cos(a: dict[str, float], b: dict[str, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(v * b.get(k, 0.0) for k, v in a.items())
+
+
+def _pair_names() -> tuple[str, ...]:
+    names = ["is_proposal", "cos", "jaccard", "shared_log", "shared_rare_log", "containment",
+             "src_topic_cos", "tgt_topic_cos", "src_len_log", "tgt_len_log"]
+    names += [f"src_{c}" for c in _CUE_NAMES] + [f"tgt_{c}" for c in _CUE_NAMES]
+    names += ["cos_x_src_negative", "cos_x_src_positive", "cos_x_src_contrast", "cos_x_src_negation",
+              "cos_x_proposal", "polarity_product", "proposal_x_src_positive", "proposal_x_src_negative",
+              "proposal_x_src_report", "proposal_x_src_politeness"]
+    return tuple(names)
+
+
+FEATURE_NAMES: tuple[str, ...] = _pair_names()
+_IDX = {c: i for i, c in enumerate(_CUE_NAMES)}
+
+
+class PairFeaturizer:
+    """Turns :class:`PairQuery` objects into feature rows, caching each distinct text's profile.
+
+    Thread-safe for reads; the cache grows with the distinct texts seen (bounded by
+    ``max_cache``, after which it is cleared — texts are cheap to re-profile).
+    """
+
+    def __init__(self, idf: IdfTable, *, max_cache: int = 200_000) -> None:
+        self.idf = idf
+        self.max_cache = max_cache
+        self._cache: dict[str, TextProfile] = {}
+        self._lock = threading.Lock()
+        self.profiled = 0  # distinct texts analysed (diagnostic for the speed benchmark)
+
+    def profile(self, text: str) -> TextProfile:
+        p = self._cache.get(text)
+        if p is None:
+            p = profile_text(text, self.idf)
+            with self._lock:
+                if len(self._cache) >= self.max_cache:
+                    self._cache.clear()
+                self._cache[text] = p
+                self.profiled += 1
+        return p
+
+    def features(self, pair: PairQuery) -> np.ndarray:
+        s = self.profile(pair.source)
+        t = self.profile(pair.target)
+        topic = self.profile(pair.topic) if pair.topic else None
+        kind = pair.target_kind
+        if kind is None:
+            # Resolution paragraphs start with their number ("12.  Calls on ..."); speech does not.
+            kind = "proposal" if re.match(r"^\s*\d+\s*\.", pair.target) else "speech"
+        is_prop = 1.0 if kind == "proposal" else 0.0
+        cos = _cos(s.vector, t.vector)
+        shared = s.stems & t.stems
+        union = s.stems | t.stems
+        rare = sum(1 for x in shared if self.idf.idf.get(x, self.idf.default) > 0.75 * self.idf.default)
+        sc, tc = s.cues, t.cues
+        src_pol = sc[_IDX["positive"]] - sc[_IDX["negative"]] - 0.5 * sc[_IDX["negation"]]
+        tgt_pol = tc[_IDX["positive"]] - tc[_IDX["negative"]] - 0.5 * tc[_IDX["negation"]]
+        row = [
+            is_prop,
+            cos,
+            len(shared) / len(union) if union else 0.0,
+            math.log1p(len(shared)),
+            math.log1p(rare),
+            len(shared) / len(s.stems) if s.stems else 0.0,
+            _cos(s.vector, topic.vector) if topic else 0.0,
+            _cos(t.vector, topic.vector) if topic else 0.0,
+            math.log1p(s.n_tokens),
+            math.log1p(t.n_tokens),
+            *sc,
+            *tc,
+            cos * sc[_IDX["negative"]],
+            cos * sc[_IDX["positive"]],
+            cos * sc[_IDX["contrast"]],
+            cos * sc[_IDX["negation"]],
+            cos * is_prop,
+            src_pol * tgt_pol,
+            is_prop * sc[_IDX["positive"]],
+            is_prop * sc[_IDX["negative"]],
+            is_prop * sc[_IDX["report"]],
+            is_prop * sc[_IDX["politeness"]],
+        ]
+        return np.asarray(row, dtype=np.float64)
+
+    def matrix(self, pairs: Sequence[PairQuery]) -> np.ndarray:
+        if not pairs:
+            return np.zeros((0, len(FEATURE_NAMES)))
+        return np.vstack([self.features(p) for p in pairs])
+
+
+def default_weights_path() -> Path:
+    """The shipped weights (``argfaith/data/offline_relation_model.npz``)."""
+    return Path(str(resources.files("argfaith") / "data" / "offline_relation_model.npz"))
+
+
+def _default_idf_path() -> Path:
+    return Path(str(resources.files("argfaith") / "data" / "offline_idf.json"))
+
+
+class OfflineRelationClassifier:
+    """Offline attack / support / no-relation classifier (see the module docstring).
+
+    Parameters
+    ----------
+    model
+        A fitted :class:`LinearModel` over :data:`FEATURE_NAMES`; default: the shipped weights.
+    idf
+        The IDF table; default: the shipped one.
+    batch_size
+        Pairs featurised per progress tick.
+    """
+
+    name = "offline"
+
+    def __init__(self, model: LinearModel | None = None, idf: IdfTable | None = None, *, batch_size: int = 2000) -> None:
+        if model is None:
+            model, self.metadata = load_offline_model(default_weights_path())
+        else:
+            self.metadata = {}
+        if tuple(model.feature_names) and tuple(model.feature_names) != FEATURE_NAMES:
+            raise ConfigurationError(
+                "offline model weights do not match this version's features; retrain with scripts/train_offline.py"
+            )
+        if set(model.classes) != set(LABELS):
+            raise ConfigurationError(f"offline model classes {model.classes} are not {LABELS}")
+        self.model = model
+        self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(_default_idf_path()))
+        self.batch_size = batch_size
+        self._usage = Usage()
+
+    @property
+    def usage(self) -> Usage:
+        """Offline: no API calls; ``extra`` counts pairs and distinct texts analysed."""
+        self._usage.extra["distinct_texts"] = float(self.featurizer.profiled)
+        return self._usage
+
+    def predict_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
+        """Class probabilities in the model's class order (``self.model.classes``)."""
+        return self.model.predict_proba(self.featurizer.matrix(pairs))
+
+    def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
+        out: list[Prediction] = []
+        total = len(pairs)
+        classes = self.model.classes
+        for start in range(0, total, self.batch_size):
+            chunk = pairs[start : start + self.batch_size]
+            proba = self.predict_proba(chunk)
+            for row in proba:
+                k = int(np.argmax(row))
+                label: RelationLabel = classes[k]  # type: ignore[assignment]
+                out.append(Prediction(label=label, confidence=float(row[k]),
+                                      probabilities={c: float(v) for c, v in zip(classes, row, strict=True)}))
+            if progress is not None:
+                progress(len(out), total)
+        self._usage.extra["pairs"] = self._usage.extra.get("pairs", 0.0) + total
+        return out
+
+
+def load_idf(path: str | Path) -> IdfTable:
+    """Read an IDF table written by ``scripts/train_offline.py``."""
+    try:
+        return IdfTable.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise ConfigurationError(f"offline classifier IDF table not found: {path}") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise DataFormatError(f"{path}: not an offline IDF table ({e})") from None
+
+
+def load_offline_model(path: str | Path) -> tuple[LinearModel, dict[str, str]]:
+    """Read offline weights (``.npz``) written by ``scripts/train_offline.py``."""
+    try:
+        return LinearModel.load(path)
+    except FileNotFoundError:
+        raise ConfigurationError(f"offline classifier weights not found: {path}") from None
+    except (KeyError, ValueError, OSError) as e:
+        raise DataFormatError(f"{path}: not an offline classifier weights file ({e})") from None
+
+
+def train_offline_classifier(
+    pairs: Sequence[PairQuery],
+    labels: Sequence[str],
+    idf: IdfTable,
+    *,
+    l2: float = 0.03,
+    sample_weight: np.ndarray | None = None,
+) -> OfflineRelationClassifier:
+    """Fit the offline classifier on labelled pairs (class-balanced logistic regression).
+
+    Used by ``scripts/train_offline.py`` and by cross-validation in ``argfaith bench relations``.
+    """
+    featurizer = PairFeaturizer(idf)
+    X = featurizer.matrix(pairs)
+    model = fit_logistic_regression(X, labels, LABELS, l2=l2, sample_weight=sample_weight, feature_names=FEATURE_NAMES)
+    clf = OfflineRelationClassifier(model, idf)
+    clf.featurizer = featurizer  # keep the warm cache
+    return clf

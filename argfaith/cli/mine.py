@@ -66,6 +66,10 @@ def make_classifier(spec: str | None) -> tuple[Any, str]:
     if registry is not None and hasattr(registry, "make_classifier"):
         return registry.make_classifier(spec), spec
     name, _, query = spec.partition("?")
+    if name == "offline":
+        from argfaith.mining.classifiers.offline import OfflineRelationClassifier
+
+        return OfflineRelationClassifier(), spec
     if name == "claude" or name.startswith("claude:"):
         from argfaith.mining.classifiers.claude import make_claude_classifier
 
@@ -73,7 +77,7 @@ def make_classifier(spec: str | None) -> tuple[Any, str]:
         if ":" in name:
             opts["model"] = name.split(":", 1)[1]
         return make_claude_classifier(**opts), spec
-    raise ConfigurationError(f"unknown classifier {spec!r}: this installation knows recorded:FILE and claude")
+    raise ConfigurationError(f"unknown classifier {spec!r}: this installation knows offline, claude and recorded:FILE")
 
 
 def _cheap_classifier_factory():  # type: ignore[no-untyped-def]

@@ -34,6 +34,7 @@ __all__ = [
     "ArgumentModel",
     "QBAFModel",
     "qbaf_json_schema",
+    "qbaf_json_schema_text",
     "qbaf_from_dict",
     "qbaf_to_dict",
     "load_qbaf",
@@ -41,6 +42,18 @@ __all__ = [
     "to_networkx",
     "from_networkx",
 ]
+
+
+def _unit_interval(v: float | None, what: str) -> float | None:
+    # One explicit check instead of ge/le constraints, so NaN gets its own message
+    # (NaN fails ge/le with a misleading "should be less than or equal to 1").
+    if v is None:
+        return v
+    if math.isnan(v):
+        raise ValueError(f"{what} is NaN; expected a number in [0, 1]")
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"{what} {v!r} is not in [0, 1]")
+    return v
 
 
 class ArgumentModel(BaseModel):
@@ -52,7 +65,9 @@ class ArgumentModel(BaseModel):
     kind: Literal["proposal", "speech"] = Field("speech", description="Proposal (a provision) or speech argument.")
     text: str | None = Field(None, description="Argument text (untrusted; escaped in reports).")
     base_score: float | None = Field(
-        None, ge=0.0, le=1.0, description="τ(x) in [0,1]; default 0.5 for proposals, the framework τ for speech."
+        None,
+        description="τ(x) in [0,1]; default 0.5 for proposals, the framework τ for speech.",
+        json_schema_extra={"minimum": 0.0, "maximum": 1.0},
     )
     speaker: str | None = None
     position: int | None = Field(None, description="Order in the debate (0-based), if known.")
@@ -60,10 +75,8 @@ class ArgumentModel(BaseModel):
 
     @field_validator("base_score")
     @classmethod
-    def _finite(cls, v: float | None) -> float | None:
-        if v is not None and math.isnan(v):
-            raise ValueError("base score is NaN")
-        return v
+    def _in_unit_interval(cls, v: float | None) -> float | None:
+        return _unit_interval(v, "base score")
 
 
 class QBAFModel(BaseModel):
@@ -76,11 +89,18 @@ class QBAFModel(BaseModel):
     debate: bool | None = Field(
         None, description="Debate QBAF (Definition 1): no edge may leave a proposal. Default: true iff proposals exist."
     )
-    tau: float | None = Field(None, ge=0.0, le=1.0, description="Base score of speech arguments that omit one.")
+    tau: float | None = Field(
+        None, description="Base score of speech arguments that omit one.", json_schema_extra={"minimum": 0.0, "maximum": 1.0}
+    )
     arguments: list[ArgumentModel]
     attacks: list[tuple[str, str]] = Field(default_factory=list, description="[source id, target id] pairs.")
     supports: list[tuple[str, str]] = Field(default_factory=list, description="[source id, target id] pairs.")
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("tau")
+    @classmethod
+    def _tau_in_unit_interval(cls, v: float | None) -> float | None:
+        return _unit_interval(v, "tau")
 
 
 def qbaf_json_schema() -> dict[str, Any]:
@@ -121,7 +141,8 @@ def qbaf_from_dict(data: Any, *, tau: float | None = None, source: str = "<data>
     except ValidationError as e:
         first = e.errors()[0]
         more = f" (and {e.error_count() - 1} more problems)" if e.error_count() > 1 else ""
-        raise QBAFFormatError(f"{source}: {_loc(first, data)}: {first['msg']}{more}") from None
+        msg = first["msg"].removeprefix("Value error, ")
+        raise QBAFFormatError(f"{source}: {_loc(first, data)}: {msg}{more}") from None
     t = tau if tau is not None else (m.tau if m.tau is not None else DEFAULT_SPEECH_BASE_SCORE)
     debate = m.debate if m.debate is not None else any(a.kind == PROPOSAL for a in m.arguments)
     args = []
@@ -235,3 +256,10 @@ def from_networkx(g: nx.DiGraph, *, tau: float | None = None, debate: bool | Non
     if debate is None:
         debate = any(a.get("kind") == PROPOSAL for a in args)
     return QBAF.from_arguments(args, attacks, supports, tau=t, debate=debate, name=g.graph.get("name"))
+
+
+def qbaf_json_schema_text() -> str:
+    """The JSON Schema as the text checked into ``docs/qbaf.schema.json``; regenerate it with
+    ``python -c "from argfaith.qbaf.io import qbaf_json_schema_text as s; print(s(), end='')" > docs/qbaf.schema.json``."""
+    return json.dumps(qbaf_json_schema(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+

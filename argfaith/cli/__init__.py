@@ -17,6 +17,7 @@ from argfaith.cli import (  # noqa: E402,F401
     extensions,  # extensions
     bench,  # bench relations | kpa
     kpa,  # kpa ...
+    bench_kpa,  # bench kpa
 )
 
 __all__ = ["app", "main"]

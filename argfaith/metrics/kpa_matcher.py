@@ -19,6 +19,11 @@ Matchers (``make_matcher(name)``):
     Unsupervised cosine of all-MiniLM-L6-v2 sentence embeddings (extra ``embeddings``).
 ``hybrid``
     ``lexical`` plus the embedding family (extra ``embeddings``).
+``claude``
+    :class:`ClaudeKeyPointJudge`: one Claude request per argument listing the key points of its
+    topic and stance, answered with a 0–100 match score per key point (through
+    :mod:`argfaith.llm`: request cache, retries, optional Message Batches). Needs
+    ``ANTHROPIC_API_KEY`` for uncached requests.
 
 The ranking that Track 1 scores is across arguments (each with its best key point), so the
 per-argument and per-key-point context features matter more than a calibrated pair score. A
@@ -32,6 +37,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -62,6 +68,10 @@ __all__ = [
     "fit_logistic_regression",
     "make_matcher",
     "content_tokens",
+    "ClaudeKeyPointJudge",
+    "JUDGE_TEMPLATE_VERSION",
+    "judge_prompt",
+    "parse_judge_answer",
 ]
 
 Predictions = dict[str, dict[str, float]]
@@ -147,7 +157,7 @@ def _lexical_similarities(arg_texts: Sequence[str], kp_texts: Sequence[str]) -> 
     avgdl = (sum(len(t) for t in a_tok) / na) if na else 1.0
     a_bi = [set(zip(t, t[1:])) for t in a_tok]
     for j in range(nk):
-        kset = set(k_tok[j])
+        kset = list(dict.fromkeys(k_tok[j]))  # ordered: float sums must not depend on hash seeds
         total = sum(idf[w] for w in kset) or 1.0
         k_bi = set(zip(k_tok[j], k_tok[j][1:]))
         for i in range(na):
@@ -560,13 +570,146 @@ class LearnedMatcher:
         return d
 
 
+# ---------------------------------------------------------------------------- Claude judge
+JUDGE_TEMPLATE_VERSION = "kpa-judge/1"
+JUDGE_SYSTEM = (
+    "You are an expert in argumentation and key point analysis. A key point is a short, high-level "
+    "statement that summarises one of the main points raised about a debatable topic. You judge "
+    "whether an argument expresses a key point, i.e. whether the key point summarises the argument "
+    "or a central part of it."
+)
+_JUDGE_LINE = re.compile(r"^\s*\[?(\d+)\]?\s*[:=.)\-]\s*(\d+(?:\.\d+)?)\s*$", re.MULTILINE)
+
+
+def judge_prompt(topic: str, stance: int, argument: str, key_points: Sequence[str]) -> str:
+    """The user prompt of the Claude key point judge (template ``kpa-judge/1``)."""
+    side = "supports" if stance > 0 else "contests"
+    kps = "\n".join(f"{i}. {k}" for i, k in enumerate(key_points, 1))
+    return (
+        f"Topic: {topic}\n"
+        f"The argument below {side} the topic, and so do the key points.\n\n"
+        f"Argument: {argument}\n\n"
+        f"Key points:\n{kps}\n\n"
+        "For each key point, rate how well the argument expresses it, as an integer from 0 (not at all) "
+        "to 100 (the argument clearly makes this point). Answer with exactly one line per key point, "
+        "in the form <number>: <rating>, and nothing else."
+    )
+
+
+def parse_judge_answer(text: str, n: int) -> list[float | None]:
+    """Scores in [0, 1] for key points 1..n from lines ``<number>: <rating>``; None where missing.
+
+    Ratings are clipped to [0, 100]; a number outside 1..n is ignored; the first line for a
+    number wins.
+    """
+    out: list[float | None] = [None] * n
+    for m in _JUDGE_LINE.finditer(text):
+        i = int(m.group(1))
+        if 1 <= i <= n and out[i - 1] is None:
+            out[i - 1] = min(100.0, max(0.0, float(m.group(2)))) / 100.0
+    return out
+
+
+class ClaudeKeyPointJudge:
+    """Claude as a key point matcher (one cached request per argument).
+
+    Parameters
+    ----------
+    model
+        Claude model id (default: :data:`argfaith.llm.DEFAULT_MODEL`).
+    cache
+        Request cache file (``"default"``: ``$ARGFAITH_CACHE/llm-requests.sqlite``; None: none).
+    batch
+        Send uncached requests through the Message Batches API (half price, slower).
+    client, http_client
+        Injected Anthropic client / httpx client (tests); default: built from ``ANTHROPIC_API_KEY``.
+
+    Answers that leave a key point unrated give it score 0; :attr:`diagnostics` counts them.
+    """
+
+    name = "claude"
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        cache: str | os.PathLike[str] | None = "default",
+        batch: bool = False,
+        max_concurrency: int = 4,
+        client: Any = None,
+        http_client: Any = None,
+    ) -> None:
+        from argfaith.llm import DEFAULT_MODEL
+
+        self.model = model or DEFAULT_MODEL
+        self.cache_path = cache
+        self.batch = batch
+        self.max_concurrency = max_concurrency
+        self.client = client
+        self.http_client = http_client
+        self.diagnostics: dict[str, Any] = {}
+
+    def requests(self, data: KPAData) -> list[tuple[str, tuple[str, ...], Any]]:
+        """(arg_id, candidate kp_ids, LLMRequest) for every argument with candidates."""
+        from argfaith.llm import build_request
+
+        out = []
+        for arg_ids, kp_ids in data.groups.values():
+            if not kp_ids:
+                continue
+            kp_texts = [data.key_points[k].text for k in kp_ids]
+            for a in arg_ids:
+                arg = data.arguments[a]
+                req = build_request(
+                    model=self.model,
+                    system=JUDGE_SYSTEM,
+                    user=judge_prompt(arg.topic, arg.stance, arg.text, kp_texts),
+                    max_tokens=16 + 8 * len(kp_ids),
+                    template_version=JUDGE_TEMPLATE_VERSION,
+                    inputs={"topic": arg.topic, "stance": arg.stance, "argument": arg.text, "key_points": kp_texts},
+                )
+                out.append((a, kp_ids, req))
+        return out
+
+    def predict(self, data: KPAData, *, progress: Progress | None = None) -> Predictions:
+        from argfaith.llm import LLMRunner, RequestCache, default_cache_path, make_client
+
+        reqs = self.requests(data)
+        cache = None
+        if self.cache_path is not None:
+            cache = RequestCache(default_cache_path() if self.cache_path == "default" else Path(self.cache_path))
+        factory = None
+        if self.client is None:
+            factory = (lambda: make_client(http_client=self.http_client)) if self.http_client is not None else make_client
+        runner = LLMRunner(self.model, client=self.client, client_factory=factory, cache=cache,
+                           max_concurrency=self.max_concurrency, use_batches=self.batch)
+        try:
+            answers = runner.run([r for _, _, r in reqs], progress=(lambda d, n, _k: progress(d, n)) if progress else None)
+        finally:
+            if cache is not None:
+                cache.close()
+        out: Predictions = {}
+        unrated = 0
+        for a, kp_ids, req in reqs:
+            scores = parse_judge_answer(answers[req.key].text, len(kp_ids))
+            unrated += sum(1 for s in scores if s is None)
+            out[a] = {k: (0.0 if s is None else s) for k, s in zip(kp_ids, scores)}
+        self.diagnostics = {"requests": len(reqs), "unrated_pairs": unrated, "usage": runner.usage.snapshot().as_dict()}
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"matcher": self.name, "model": self.model, "template": JUDGE_TEMPLATE_VERSION, "batch": self.batch, **self.diagnostics}
+
+
 #: Matcher names accepted by :func:`make_matcher` (and ``--matcher``).
-MATCHERS: tuple[str, ...] = ("tfidf", "lexical", "embedding", "hybrid")
+MATCHERS: tuple[str, ...] = ("tfidf", "lexical", "embedding", "hybrid", "claude")
 
 
-def make_matcher(name: str, *, model: MatcherModel | None = None, encoder: SentenceEncoder | None = None, l2: float = 1.0) -> TfidfMatcher | EmbeddingMatcher | LearnedMatcher:
+def make_matcher(name: str, *, model: MatcherModel | None = None, encoder: SentenceEncoder | None = None, l2: float = 1.0, **judge_options: Any) -> TfidfMatcher | EmbeddingMatcher | LearnedMatcher | ClaudeKeyPointJudge:
     """Build a matcher by name (see :data:`MATCHERS`); learned ones still need :meth:`fit` unless
-    ``model`` is given."""
+    ``model`` is given; ``judge_options`` go to :class:`ClaudeKeyPointJudge`."""
+    if name == "claude":
+        return ClaudeKeyPointJudge(**judge_options)
     if name == "tfidf":
         return TfidfMatcher()
     if name == "embedding":

@@ -1,0 +1,86 @@
+"""`argfaith kpa score|match` and `argfaith bench kpa` through the real entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from argfaith.cli import app
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "kpa"
+
+
+def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "argfaith", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_score_subprocess_json_matches_hand_computed() -> None:
+    r = _run("kpa", "score", "--predictions", str(FIX / "predictions_dev.json"), "--data", str(FIX), "--split", "dev", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["map_strict"] == pytest.approx(0.5)
+    assert d["map_relaxed"] == pytest.approx((2 / 3 + 1 / 2 + 1) / 3)
+    assert d["map_strict_scaled"] == pytest.approx((1 / 4 + 1) / 3)
+    assert d["map_relaxed_scaled"] == pytest.approx((1 / 2 + 1 / 4 + 1) / 3)
+    assert d["unknown_arguments"] == ["zz"] and d["unpredicted_arguments"] == ["a7"]
+    assert "1 predicted argument id(s) are not in split 'dev'" in r.stderr
+    assert "ties decided by file order" in r.stderr
+
+
+def test_score_subprocess_bad_predictions_is_one_line_error(tmp_path: Path) -> None:
+    bad = tmp_path / "p.json"
+    bad.write_text('{"a1": {"k1": "high"}}')
+    r = _run("kpa", "score", "-p", str(bad), "--data", str(FIX))
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("error: ") and "argument 'a1', key point 'k1'" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = _run("kpa", "score", "-p", str(bad), "--data", str(tmp_path))
+    assert r.returncode == 2 and "no KPA split 'dev'" in r.stderr
+
+
+def test_score_table_and_output_file(tmp_path: Path) -> None:
+    out = tmp_path / "score.json"
+    res = CliRunner().invoke(app, ["kpa", "score", "-p", str(FIX / "predictions_dev.json"), "--data", str(FIX), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "mAP" in res.output and "0.5000" in res.output and "0.7222" in res.output
+    assert json.loads(out.read_text())["groups"][0]["tied_at_cut"] == 1
+
+
+def test_match_fit_save_load_and_score(tmp_path: Path) -> None:
+    preds, model = tmp_path / "p.json", tmp_path / "m.json"
+    r = _run("kpa", "match", "--data", str(FIX), "--split", "dev", "--matcher", "lexical", "--train-split", "train",
+             "-o", str(preds), "--save-model", str(model), "--score")
+    assert r.returncode == 0, r.stderr
+    p = json.loads(preds.read_text())
+    assert set(p) == {f"a{i}" for i in range(1, 9)} | {f"b{i}" for i in range(1, 5)} | {"c1", "c2", "c3"}
+    assert "mAP" in r.stdout and json.loads(model.read_text())["format"] == "argfaith-kpa-matcher/1"
+    again = tmp_path / "p2.json"
+    res = CliRunner().invoke(app, ["kpa", "match", "--data", str(FIX), "--model", str(model), "-o", str(again)])
+    assert res.exit_code == 0, res.output
+    assert json.loads(again.read_text()) == p
+
+
+def test_match_refuses_training_on_the_scored_split(tmp_path: Path) -> None:
+    r = _run("kpa", "match", "--data", str(FIX), "--split", "train", "--train-split", "train", "-o", str(tmp_path / "p.json"))
+    assert r.returncode == 2 and "is the split being scored" in r.stderr
+    res = CliRunner().invoke(app, ["kpa", "match", "--data", str(FIX), "--matcher", "tfidf", "--save-model", str(tmp_path / "m"), "-o", str(tmp_path / "p.json")])
+    assert res.exit_code != 0 and "has no fitted model" in str(res.exception)
+
+
+def test_bench_kpa_subprocess_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    r = _run("bench", "kpa", "--data", str(FIX), "--split", "dev", "--matcher", "tfidf", "--matcher", "lexical",
+             "-o", str(out), "--predictions-dir", str(tmp_path / "preds"))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(out.read_text())
+    rows = {row["matcher"]: row for row in d["results"]}
+    assert set(rows) == {"gold", "tfidf", "lexical"}
+    assert rows["gold"]["map_strict"] == 1.0 and rows["gold"]["map_relaxed"] == 1.0
+    assert rows["lexical"]["describe"]["trained_on"]["split"] == "train"
+    assert (tmp_path / "preds" / "tfidf_dev.json").is_file()
+    assert "KPA 2021 Track 1" in r.stdout

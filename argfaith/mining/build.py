@@ -25,6 +25,8 @@ from argfaith.errors import ArgfaithError
 from argfaith.mining.units import ArgumentUnit
 from argfaith.qbaf import DEFAULT_PROPOSAL_BASE_SCORE, DEFAULT_SPEECH_BASE_SCORE, QBAF, Argument
 
+_CANONICAL = frozenset((ATTACK, SUPPORT, NO_RELATION))
+
 __all__ = [
     "Relation",
     "RelationError",
@@ -87,7 +89,7 @@ def _edges(
     supports: list[tuple[str, str]] = []
     seen: dict[tuple[str, str], str] = {}
     for r in relations:
-        label = normalise_label(r.label)
+        label = r.label if r.label in _CANONICAL else normalise_label(r.label)
         if label is None:
             raise RelationError(f"relation {r.source_id!r} -> {r.target_id!r}: unknown label {r.label!r}")
         src, tgt = units.get(r.source_id), units.get(r.target_id)

@@ -79,6 +79,7 @@ class RecordedClassifier:
         self._usage = Usage()
         self.unrecorded = 0
         self.replayed = 0
+        self._norm_cache: dict[str, str] = {}  # the same argument text is looked up many times
         self._load()
 
     # ------------------------------------------------------------------ loading
@@ -168,6 +169,12 @@ class RecordedClassifier:
         """Distinct recorded pairs (by ids, else by texts)."""
         return max(len(self._by_ids), len(self._by_texts))
 
+    def _normed(self, text: str) -> str:
+        v = self._norm_cache.get(text)
+        if v is None:
+            v = self._norm_cache[text] = _norm(text)
+        return v
+
     # ------------------------------------------------------------------ protocol
     def lookup(self, q: PairQuery) -> tuple[RelationLabel, float | None] | None:
         """The recorded (label, confidence) of ``q``, or ``None``."""
@@ -177,8 +184,8 @@ class RecordedClassifier:
                 return hit[0], hit[1]
             if self.key == "ids":
                 return None
-        if self.key in ("auto", "texts"):
-            hit = self._by_texts.get((_norm(q.source), _norm(q.target)))
+        if self.key in ("auto", "texts") and self._by_texts:
+            hit = self._by_texts.get((self._normed(q.source), self._normed(q.target)))
             if hit is not None:
                 return hit[0], hit[1]
         return None

@@ -225,6 +225,8 @@ def test_bad_method_and_solver():
         credulous_acceptance(q, ["a0"], solver="nosuchsolver")
     with pytest.raises(TypeError, match="QBAF"):
         grounded_extension({"a": 1})
+    with pytest.raises(ValueError, match="'magic'"):
+        set_attacks(q, algorithm="magic")
 
 
 def test_enumeration_limits():

@@ -45,14 +45,21 @@ PROFILE = settings.get_profile("bipolar")
 @PROFILE
 @given(SMALL)
 def test_set_attack_relation_equals_brute_force(q: QBAF):
-    sa = set_attacks(q)
     ref = set_attacks_reference(q)
-    assert sa == ref
-    assert len(sa) == len(ref)  # rows carry no duplicates
-    assert set(sa.self_attacking) == {a for a, b in ref if a == b}
-    tptr, tidx = sa.target_csr
-    out = {(q.ids[x], q.ids[int(y)]) for x in range(q.n) for y in tidx[tptr[x] : tptr[x + 1]]}
-    assert out == ref
+    rows = []
+    for algorithm in ("bitset", "search", "auto"):
+        sa = set_attacks(q, algorithm=algorithm)
+        assert sa == ref
+        assert len(sa) == len(ref)  # rows carry no duplicates
+        assert set(sa.self_attacking) == {a for a, b in ref if a == b}
+        tptr, tidx = sa.target_csr
+        out = {(q.ids[x], q.ids[int(y)]) for x in range(q.n) for y in tidx[tptr[x] : tptr[x + 1]]}
+        assert out == ref
+        for y in range(q.n):  # rows sorted
+            row = sa.attacker_idx[sa.attacker_ptr[y] : sa.attacker_ptr[y + 1]]
+            assert (np.diff(row) > 0).all()
+        rows.append(sa.index_pairs().tolist())
+    assert rows[0] == rows[1] == rows[2]  # identical arrays, not just equal sets
 
 
 @PROFILE
@@ -126,12 +133,25 @@ def test_medium_frameworks_against_naive_sat(seed, n, p_attack, density):
     """Beyond brute force: the linear encoding and the search against the textbook encoding
     over the explicit relation (reference.credulous_sat_reference)."""
     q = _random_framework(seed, n, p_attack, density)
-    assert set_attacks(q) == set_attacks_reference(q)
+    ref = set_attacks_reference(q)
+    assert set_attacks(q, algorithm="bitset") == ref and set_attacks(q, algorithm="search") == ref
     expected = credulous_sat_reference(q, q.ids)
     sa = set_attacks(q)
     assert credulous_acceptance(sa, q.ids, method="sat").accepted == expected
     assert credulous_acceptance(sa, q.ids, method="sat", shortcuts=False).accepted == expected
     assert credulous_acceptance(sa, q.ids, method="search").accepted == expected
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(60, 300), st.sampled_from([0.1, 0.3, 0.7]), st.sampled_from([1.0, 3.0]))
+def test_multi_word_bitsets(seed, n, p_attack, density):
+    """n > 64: rows of R span several 64-bit words (bit positions, word boundaries)."""
+    q = _random_framework(seed, n, p_attack, density)
+    ref = set_attacks_reference(q)
+    b, s = set_attacks(q, algorithm="bitset"), set_attacks(q, algorithm="search")
+    assert b == ref
+    assert np.array_equal(b.attacker_ptr, s.attacker_ptr) and np.array_equal(b.attacker_idx, s.attacker_idx)
+    assert np.array_equal(b.self_attacking_mask, s.self_attacking_mask)
 
 
 @settings(max_examples=60, deadline=None)

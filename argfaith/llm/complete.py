@@ -304,9 +304,10 @@ class LLMRunner:
                 for f in cf.as_completed(futures):
                     f.result()
             except BaseException:
-                # Ctrl-C or a bug: stop sending; answers already received are in the cache.
+                # Ctrl-C or a bug: send nothing more and return at once; the (at most
+                # max_concurrency) requests in flight still finish and are cached before exit.
                 stop.set()
-                ex.shutdown(wait=True, cancel_futures=True)
+                ex.shutdown(wait=False, cancel_futures=True)
                 raise
             ex.shutdown(wait=True)
         if fatal:

@@ -28,8 +28,8 @@ def test_replays_by_ids_and_texts(tmp_path: Path):
     clf = RecordedClassifier(write_jsonl(tmp_path / "l.jsonl", ROWS))
     assert isinstance(clf, RelationClassifier)
     qs = [
-        PairQuery("x", "y", source_id="a", target_id="b"),
-        PairQuery("x", "y", source_id="a", target_id="c"),
+        PairQuery("We oppose it.", "It is good.", source_id="a", target_id="b"),
+        PairQuery("x", "y", source_id="a", target_id="c"),  # the row records no texts: ids decide
         PairQuery("Lonely   text.", " Other text.", source_id="zz", target_id="yy"),  # ids unknown → texts
         PairQuery("We oppose it.", "It is good."),  # no ids → texts (whitespace collapsed)
     ]
@@ -127,3 +127,15 @@ def test_progress_callback(tmp_path: Path):
     seen = []
     clf.classify([PairQuery("a", "b")] * 2500, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(1000, 2500), (2000, 2500), (2500, 2500)]
+
+
+def test_id_hit_with_other_texts_is_not_trusted_in_auto_mode(tmp_path: Path):
+    # The silver ids name human spans; a sentence run reuses the id format for other texts.
+    f = write_jsonl(tmp_path / "l.jsonl", [{"source_id": "d-1-1", "target_id": "d-PAR-1", "label": "attack",
+                                            "source": "Span text.", "target": "Paragraph."}])
+    q_same = PairQuery("Span  text.", "Paragraph.", source_id="d-1-1", target_id="d-PAR-1")
+    q_other = PairQuery("A different sentence.", "Paragraph.", source_id="d-1-1", target_id="d-PAR-1")
+    clf = RecordedClassifier(f, unknown="no relation")
+    got = clf.classify([q_same, q_other])
+    assert [p.label for p in got] == ["attack", "no relation"] and clf.id_text_mismatches == 1
+    assert RecordedClassifier(f, key="ids").classify([q_other])[0].label == "attack"  # ids mode trusts ids

@@ -10,7 +10,9 @@ up instead of calling a model. Accepted files:
 - CSV / TSV with a header naming the same columns.
 
 Lookup (``key``): ``"ids"`` by (source_id, target_id); ``"texts"`` by the two texts with
-whitespace collapsed; ``"auto"`` (default) by ids when the query has ids that the file knows,
+whitespace collapsed; ``"auto"`` (default) by ids when the query has ids that the file knows —
+unless the file also records the texts and they differ from the query's (span and sentence units
+share the id format ``<debate>-<intervention>-<k>``, so an id alone can name another text) —
 else by texts.
 
 Unknown pairs (``unknown``): ``"error"`` (default) raises :class:`UnrecordedPairError` naming the
@@ -74,11 +76,14 @@ class RecordedClassifier:
         self.key = key
         self.unknown = unknown
         self.name = f"recorded:{self.path.name}"
-        self._by_ids: dict[tuple[str, str], tuple[RelationLabel, float | None, int]] = {}
-        self._by_texts: dict[tuple[str, str], tuple[RelationLabel, float | None, int]] = {}
+        Entry = tuple[RelationLabel, float | None, int, "tuple[str, str] | None"]
+        self._by_ids: dict[tuple[str, str], Entry] = {}
+        self._by_texts: dict[tuple[str, str], Entry] = {}
         self._usage = Usage()
         self.unrecorded = 0
         self.replayed = 0
+        #: id hits ignored (auto mode) because the recorded texts differ from the query's.
+        self.id_text_mismatches = 0
         self._norm_cache: dict[str, str] = {}  # the same argument text is looked up many times
         self._load()
 
@@ -149,11 +154,12 @@ class RecordedClassifier:
             has_texts = isinstance(src, str) and isinstance(tgt, str) and bool(src.strip()) and bool(tgt.strip())
             if not (has_ids or has_texts):
                 raise DataFormatError(f"{p}:{line}: needs 'source_id' and 'target_id', or 'source' and 'target' texts")
-            entry = (label, conf_v, line)
+            texts = (_norm(src), _norm(tgt)) if has_texts else None
+            entry = (label, conf_v, line, texts)
             if has_ids:
                 self._put(self._by_ids, (str(sid), str(tid)), entry, f"ids {sid!r} -> {tid!r}")
             if has_texts:
-                self._put(self._by_texts, (_norm(src), _norm(tgt)), entry, "this source/target text pair")
+                self._put(self._by_texts, texts, entry, "this source/target text pair")
 
     def _put(self, index: dict, k: tuple[str, str], entry: tuple, what: str) -> None:
         old = index.get(k)
@@ -181,8 +187,12 @@ class RecordedClassifier:
         if self.key in ("auto", "ids") and q.source_id is not None and q.target_id is not None:
             hit = self._by_ids.get((q.source_id, q.target_id))
             if hit is not None:
-                return hit[0], hit[1]
-            if self.key == "ids":
+                # In auto mode an id hit whose recorded texts differ from the query's is not trusted:
+                # span ids and sentence ids share one format, so the same id can name other text.
+                if self.key == "ids" or hit[3] is None or hit[3] == (self._normed(q.source), self._normed(q.target)):
+                    return hit[0], hit[1]
+                self.id_text_mismatches += 1
+            elif self.key == "ids":
                 return None
         if self.key in ("auto", "texts") and self._by_texts:
             hit = self._by_texts.get((self._normed(q.source), self._normed(q.target)))

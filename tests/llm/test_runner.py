@@ -174,3 +174,28 @@ def test_usage_accounts_tokens_and_cost(api_key):
     s = r.usage.snapshot()
     assert (s.requests, s.input_tokens, s.output_tokens) == (3, 3000, 30)
     assert s.cost_usd == pytest.approx(3 * (1000 * 1.0 + 10 * 5.0) / 1e6)
+
+
+def test_interrupt_with_threads_then_rerun_sends_exactly_the_missing(api_key, tmp_path):
+    cache = RequestCache(tmp_path / "c.sqlite")
+    lock = threading.Lock()
+    served = 0
+
+    def crashy(body):
+        nonlocal served
+        with lock:
+            served += 1
+            n = served
+        if n == 8:
+            raise KeyboardInterrupt
+        return "ok"
+
+    api = FakeAnthropicAPI(crashy)
+    with pytest.raises(KeyboardInterrupt):
+        _runner(api, cache, max_concurrency=3).run([_req(i) for i in range(30)])
+    time.sleep(0.2)  # in-flight requests finish in the background
+    done = len(cache)
+    assert 7 <= done < 30
+    api2 = FakeAnthropicAPI(lambda body: "ok")
+    _runner(api2, cache, max_concurrency=3).run([_req(i) for i in range(30)])
+    assert len(api2.message_calls()) == 30 - done

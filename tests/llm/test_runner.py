@@ -193,8 +193,12 @@ def test_interrupt_with_threads_then_rerun_sends_exactly_the_missing(api_key, tm
     api = FakeAnthropicAPI(crashy)
     with pytest.raises(KeyboardInterrupt):
         _runner(api, cache, max_concurrency=3).run([_req(i) for i in range(30)])
-    time.sleep(0.2)  # in-flight requests finish in the background
-    done = len(cache)
+    # In-flight requests finish in the background: wait until the cache stops growing.
+    done, stable = len(cache), 0
+    while stable < 5:
+        time.sleep(0.1)
+        now = len(cache)
+        stable, done = (stable + 1, done) if now == done else (0, now)
     assert 7 <= done < 30
     api2 = FakeAnthropicAPI(lambda body: "ok")
     _runner(api2, cache, max_concurrency=3).run([_req(i) for i in range(30)])

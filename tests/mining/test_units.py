@@ -179,3 +179,28 @@ def test_hand_built_debate_ids():
     )
     ext = speech_units(d)
     assert [u.id for u in ext.units] == ["deb-a-1", "deb-a-2"]
+
+
+def test_every_real_summary_file_plans_against_its_debate():
+    """Data-dependent (ARGFAITH_DATA): every summary file of ep_summaries segments and plans."""
+    import os
+    from pathlib import Path
+
+    from argfaith.datasets.ep import find_ep_debate
+    from argfaith.datasets.summaries import iter_summaries
+    from argfaith.mining.pipeline import plan_summary
+
+    raw = os.environ.get("ARGFAITH_DATA")
+    if not raw or not (Path(raw) / "ep_summaries").is_dir():
+        pytest.skip("set ARGFAITH_DATA to the shared data folder to run the corpus test")
+    debates: dict[str, object] = {}
+    n = 0
+    for s in iter_summaries(raw):
+        d = debates.get(s.debate_id) or read_ep_debate(find_ep_debate(raw, s.debate_id))
+        debates[s.debate_id] = d
+        plan = plan_summary(s, d)  # type: ignore[arg-type]
+        assert plan.proposals and (plan.speech or s.metadata.get("missing_text"))
+        for u in plan.speech:
+            assert u.text and 0 <= u.start < u.end <= len(s.text)
+        n += 1
+    assert n == 56

@@ -252,8 +252,12 @@ def test_the_key_never_reaches_logs_cache_reports_or_errors(api_key, tmp_path, c
 
 
 def test_factory_accepts_command_line_strings(tmp_path):
-    c = make_claude_classifier(mode="multi", prompt="few", batch="true", max_targets="25", cache="none", model="claude-haiku-4-5")
+    c = make_claude_classifier(
+        mode="multi", prompt="few", batch="true", max_targets="25", cache="none", model="claude-haiku-4-5",
+        poll_interval="2.5", prompt_caching="false",
+    )
     assert (c.mode, c.prompt, c.batch, c.max_targets, c.cache, c.model) == ("multi", "few", True, 25, None, "claude-haiku-4-5")
+    assert c._runner.poll_interval == 2.5 and c.prompt_caching is False
     assert "few-shot" in c.name and "multi" in c.name
     with pytest.raises(ConfigurationError, match="not an integer"):
         make_claude_classifier(max_targets="lots")

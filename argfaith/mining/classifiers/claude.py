@@ -404,6 +404,11 @@ def make_claude_classifier(**options: Any) -> ClaudeRelationClassifier:
                 opts[k] = int(opts[k])
             except ValueError:
                 raise ConfigurationError(f"claude classifier option {k}={opts[k]!r} is not an integer") from None
+    if isinstance(opts.get("poll_interval"), str):
+        try:
+            opts["poll_interval"] = float(opts["poll_interval"])
+        except ValueError:
+            raise ConfigurationError(f"claude classifier option poll_interval={opts['poll_interval']!r} is not a number") from None
     if isinstance(opts.get("cache"), str) and opts["cache"].lower() in ("none", "off", "no"):
         opts["cache"] = None
     if "model" in opts and opts["model"] is None:

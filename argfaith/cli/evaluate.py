@@ -127,6 +127,9 @@ def evaluate_files(
     align_threshold: float | None = None,
     align_model: Path | None = None,
     align_measure: str | None = None,
+    llm_model: str | None = None,
+    llm_batch: bool = False,
+    llm_progress: Any = None,
     solver: str = "sync",
     max_iter: int = 10_000,
     tol: float = 1e-9,
@@ -162,6 +165,10 @@ def evaluate_files(
             opts["model"] = align_model
         if align == "lexical":
             opts["measure"] = align_measure
+        if align == "llm":
+            opts.update(model=llm_model, batch=llm_batch, topic=q.name, progress=llm_progress)
+        elif llm_model is not None or llm_batch:
+            raise ConfigurationError("--llm-model / --llm-batch need --align llm")
         if align in ("id", "exact"):
             if align_threshold is not None:
                 raise ConfigurationError(f"--align-threshold does not apply to --align {align}")
@@ -169,8 +176,8 @@ def evaluate_files(
         one = make_aligner(align, **opts)
         aligners = [one] * len(qs)
     else:
-        if align_threshold is not None or align_model is not None:
-            raise ConfigurationError("--align-threshold / --align-model need --align METHOD")
+        if align_threshold is not None or align_model is not None or llm_model is not None or llm_batch:
+            raise ConfigurationError("--align-threshold / --align-model / --llm-model / --llm-batch need --align METHOD")
         aligners = [None] * len(qs)
     return evaluate_many(
         q, qs, taus=taus, epsilon=epsilon, tolerance=tolerance,
@@ -201,6 +208,8 @@ def evaluate(
     align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
     align_measure: Annotated[Optional[str], typer.Option(help="--align lexical: 'tfidf' (default) or 'token_f1'.")] = None,
     align_model: Annotated[Optional[Path], typer.Option(help="--align embedding: a local sentence-transformers model directory (default: all-MiniLM-L6-v2 from the embeddings extra).")] = None,
+    llm_model: Annotated[Optional[str], typer.Option(help="--align llm: Claude model id (default: argfaith.llm.DEFAULT_MODEL). Needs ANTHROPIC_API_KEY unless every request is cached.")] = None,
+    llm_batch: Annotated[bool, typer.Option(help="--align llm: send uncached requests through the Message Batches API (half price, slower).")] = False,
     format: Annotated[Optional[OutputFormat], typer.Option("--format", help="Output format (default: from --out's suffix, else table).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the report to this file instead of stdout.")] = None,
     solver: Annotated[SolverMethod, typer.Option(help="DF-QuAD solver for cyclic summary QBAFs.")] = SolverMethod.sync,
@@ -244,13 +253,21 @@ def evaluate(
                 source_text, list(summary_text), wanted,  # type: ignore[arg-type]
                 bertscore_model=bertscore_model, nli_model=nli_model, status=lambda m: st.update(m),
             )
-    suite = evaluate_files(
-        source, list(summary), taus=taus, epsilon=epsilon, tolerance=tolerance, proposals=proposals.value,
-        alignment_files=list(alignment) if alignment else None, align=align.value if align else None,
-        align_threshold=align_threshold, align_model=align_model, align_measure=align_measure,
-        solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
-        explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
-    )
+    from rich.console import Console
+    from rich.progress import Progress
+
+    # Progress of LLM alignment requests on stderr (stdout may carry the JSON report).
+    err_console = Console(stderr=True)
+    with Progress(console=err_console, transient=True, disable=align is not AlignMethod.llm or not err_console.is_terminal) as prog:
+        task = prog.add_task("LLM alignment requests", total=None)
+        suite = evaluate_files(
+            source, list(summary), taus=taus, epsilon=epsilon, tolerance=tolerance, proposals=proposals.value,
+            alignment_files=list(alignment) if alignment else None, align=align.value if align else None,
+            align_threshold=align_threshold, align_model=align_model, align_measure=align_measure,
+            llm_model=llm_model, llm_batch=llm_batch, llm_progress=lambda d, n: prog.update(task, completed=d, total=n),
+            solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
+            explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
+        )
     obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
     if out is None and fmt is OutputFormat.table:
         from rich.console import Console

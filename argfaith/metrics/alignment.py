@@ -601,7 +601,9 @@ def make_aligner(method: str, **options: Any) -> Aligner:
     """Build an aligner by name: ``id``, ``exact``, ``lexical`` (``threshold``, ``measure``),
     ``embedding`` (``threshold``, ``model``), ``llm`` (see :mod:`argfaith.metrics.llm_judge`),
     or ``file`` (``path``)."""
-    opts = {k: v for k, v in options.items() if v is not None}
+    # None means "the default" for these settings (the CLI passes unset options as None); for
+    # others, such as the LLM judge's cache, None is a meaningful value and is passed through.
+    opts = {k: v for k, v in options.items() if not (v is None and k in ("threshold", "measure", "model"))}
     if method == "id":
         return IdAligner()
     if method == "exact":

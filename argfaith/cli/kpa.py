@@ -232,3 +232,153 @@ def match_cmd(
         s = kpa_track1_score(p, d)
         warn_diagnostics(s)
         console().print(score_table(s, f"KPA Track 1 — {m.name} on {split}"))
+
+
+class SimilarityName(str, Enum):
+    token_f1 = "token-f1"
+    tfidf = "tfidf"
+    embedding = "embedding"
+
+
+def read_key_point_sets(path: Path, role: str) -> dict[tuple[str, int] | None, list[str]]:
+    """Key points grouped by (topic, stance) from a key_points CSV (ArgKP layout), or one
+    ungrouped set from a text file with one key point per line."""
+    from argfaith.datasets.kpa import load_kpa_key_points
+    from argfaith.errors import DataFormatError
+
+    if not path.is_file():
+        raise DataFormatError(f"{path}: {role} key point file not found")
+    if path.suffix.lower() == ".csv":
+        out: dict[tuple[str, int] | None, list[str]] = {}
+        for kp in load_kpa_key_points(path, role).values():
+            out.setdefault(kp.group, []).append(kp.text)
+        return out
+    try:
+        lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+    except UnicodeDecodeError as e:
+        raise DataFormatError(f"{path}: not UTF-8 text: {e}") from e
+    return {None: [ln for ln in lines if ln]}
+
+
+@kpa_app.command("soft")
+def soft_cmd(
+    generated: Annotated[Path, typer.Option("--generated", "-g", help="Generated key points: key_points CSV (grouped by topic/stance) or text, one per line.")],
+    reference: Annotated[Path, typer.Option("--reference", "-r", help="Reference key points, same formats.")],
+    similarity: Annotated[SimilarityName, typer.Option(help="Pair similarity (embedding needs the embeddings extra).")] = SimilarityName.token_f1,
+    format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+) -> None:
+    """Soft precision / recall / F1 and ROUGE of generated key points against reference ones."""
+    from argfaith.metrics.keypoints import evaluate_key_points
+
+    g = read_key_point_sets(generated, "generated")
+    r = read_key_point_sets(reference, "reference")
+    if None in g or None in r:  # one side has no topics: compare everything as one set
+        g = {None: [k for v in g.values() for k in v]}
+        r = {None: [k for v in r.values() for k in v]}
+    s = evaluate_key_points(g, r, similarity=similarity.value)
+    if format is OutputFormat.json:
+        typer.echo(json.dumps(s.to_dict(), indent=1))
+        return
+    from rich import box
+    from rich.table import Table
+
+    def f(x: float | None) -> str:
+        return "—" if x is None else f"{x:.4f}"
+
+    t = Table(title=f"Key points — soft P/R/F1 ({s.similarity}) and ROUGE F", box=box.SIMPLE_HEAD)
+    t.add_column("group", no_wrap=True, max_width=40, overflow="ellipsis")
+    for col in ("gen", "ref", "sP", "sR", "sF1", "R-1", "R-2", "R-L"):
+        t.add_column(col, justify="right")
+    for grp in s.groups:
+        name = "(all)" if grp.group is None else f"{grp.group[0]} ({grp.group[1]:+d})"
+        rouge = [grp.rouge.rouge1.fmeasure, grp.rouge.rouge2.fmeasure, grp.rouge.rougeL.fmeasure] if grp.soft.soft_f1 is not None else [None] * 3
+        t.add_row(name, str(grp.soft.n_generated), str(grp.soft.n_reference), f(grp.soft.soft_precision), f(grp.soft.soft_recall),
+                  f(grp.soft.soft_f1), *[f(x) for x in rouge])
+    if len(s.groups) > 1:
+        t.add_section()
+        t.add_row("mean", "", "", f(s.soft_precision), f(s.soft_recall), f(s.soft_f1), f(s.rouge1), f(s.rouge2), f(s.rougeL))
+    console().print(t)
+    if s.undefined_groups:
+        _warn(f"note: {len(s.undefined_groups)} group(s) have no generated or no reference key point and are left out of the means")
+
+
+@kpa_app.command("structure")
+def structure_cmd(
+    assignments: Annotated[Optional[Path], typer.Option(help="CSV arg_id,key_point_id (empty key point = unmatched).")] = None,
+    predictions: Annotated[Optional[Path], typer.Option("--predictions", "-p", help="Track 1 predictions JSON instead of --assignments (needs --threshold).")] = None,
+    threshold: Annotated[Optional[float], typer.Option(help="With --predictions: match an argument to its best key point if its score is at least this.")] = None,
+    data: DataOpt = None,
+    split: Annotated[Optional[str], typer.Option("--split", help="ArgKP split: its arguments/key points, and its labels as match judgements.")] = None,
+    match_judgements: Annotated[Optional[Path], typer.Option(help="CSV arg_id,key_point_id,label (default with --split: the split's labels).")] = None,
+    duplicates: Annotated[Optional[Path], typer.Option(help="CSV key_point_id_1,key_point_id_2,same (for uniqueness).")] = None,
+    unmatched_judgements: Annotated[Optional[Path], typer.Option(help="CSV arg_id,truly_unmatched (default with --split: derived from the labels).")] = None,
+    format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+) -> None:
+    """Structure metrics of a KPA output: global cluster precision, uniqueness, true unmatched rate."""
+    from argfaith.datasets.kpa import load_kpa, load_kpa_labels
+    from argfaith.errors import ConfigurationError
+    from argfaith.metrics.kpa import load_kpa_predictions
+    from argfaith.metrics.kpa_structure import (
+        assignments_from_predictions,
+        kpa_structure,
+        load_assignments,
+        load_duplicate_judgements,
+        load_unmatched_judgements,
+        unmatched_judgements_from_labels,
+    )
+
+    if (assignments is None) == (predictions is None):
+        raise ConfigurationError("give exactly one of --assignments and --predictions")
+    if predictions is not None and threshold is None:
+        raise ConfigurationError("--predictions needs --threshold")
+    d = load_kpa(data, split) if split is not None else None
+    if assignments is not None:
+        assign = load_assignments(assignments)
+        if d is not None:
+            for a in d.arguments:
+                assign.setdefault(a, [])  # arguments the file does not list are unmatched
+    else:
+        p = load_kpa_predictions(predictions)  # type: ignore[arg-type]
+        cands = {a: d.candidate_key_points(a) for a in d.arguments} if d is not None else None
+        if d is not None and any(a not in d.arguments for a in p):
+            _warn(f"warning: predictions for arguments not in split {split!r} were ignored")
+        assign = assignments_from_predictions(p, float(threshold), candidates=cands)  # type: ignore[arg-type]
+    if d is not None:
+        unknown = [a for a in assign if a not in d.arguments]
+        if unknown:
+            _warn(f"warning: {len(unknown)} assigned argument(s) are not in split {split!r} and were ignored, e.g. {unknown[0]!r}")
+            assign = {a: v for a, v in assign.items() if a in d.arguments}
+    labels = load_kpa_labels(match_judgements) if match_judgements is not None else (dict(d.labels) if d is not None else None)
+    if unmatched_judgements is not None:
+        unmatched = load_unmatched_judgements(unmatched_judgements)
+    elif d is not None:
+        unmatched = unmatched_judgements_from_labels(d.labels, {a: d.candidate_key_points(a) for a in d.arguments})
+    else:
+        unmatched = None
+    s = kpa_structure(assign, match_judgements=labels, key_points=list(d.key_points) if d is not None else None,
+                      duplicates=load_duplicate_judgements(duplicates) if duplicates is not None else None,
+                      unmatched_judgements=unmatched)
+    if format is OutputFormat.json:
+        typer.echo(json.dumps(s.to_dict(), indent=1))
+        return
+    from rich import box
+    from rich.table import Table
+
+    t = Table(title="KPA structure metrics", box=box.SIMPLE_HEAD)
+    for col, j in (("metric", "left"), ("value", "right"), ("counts", "left")):
+        t.add_column(col, justify=j)  # type: ignore[arg-type]
+
+    def f(x: float | None) -> str:
+        return "— (no judgements)" if x is None else f"{x:.4f}"
+
+    t.add_row("matched arguments", f"{s.n_matched_arguments}/{s.n_arguments}", "")
+    if s.cluster_precision is not None:
+        cp = s.cluster_precision
+        t.add_row("global cluster precision", f(cp.value), f"{cp.n_correct}/{cp.n_judged} judged pairs match; {cp.n_unjudged} matched pair(s) unjudged")
+    if s.uniqueness is not None:
+        u = s.uniqueness
+        t.add_row("uniqueness", f(u.value), f"{u.n_distinct} distinct of {u.n_key_points} key points")
+    if s.unmatched is not None:
+        r = s.unmatched
+        t.add_row("true unmatched rate", f(r.value), f"{r.n_truly_unmatched}/{r.n_judged} judged unmatched arguments; {r.n_unjudged} unjudged")
+    console().print(t)

@@ -84,3 +84,48 @@ def test_bench_kpa_subprocess_writes_json(tmp_path: Path) -> None:
     assert rows["lexical"]["describe"]["trained_on"]["split"] == "train"
     assert (tmp_path / "preds" / "tfidf_dev.json").is_file()
     assert "KPA 2021 Track 1" in r.stdout
+
+
+def test_soft_subprocess_json(tmp_path: Path) -> None:
+    gen = tmp_path / "gen.txt"
+    gen.write_text("uniforms reduce bullying\n\nuniforms save money\n")
+    r = _run("kpa", "soft", "--generated", str(gen), "--reference", str(FIX / "key_points_dev.csv"), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    (g,) = d["groups"]
+    assert g["group"] is None and g["soft"]["n_generated"] == 2 and g["soft"]["n_reference"] == 6
+    assert g["soft"]["soft_precision"] == pytest.approx(1.0)
+    r = _run("kpa", "soft", "-g", str(tmp_path / "missing.txt"), "-r", str(gen))
+    assert r.returncode == 2 and "generated key point file not found" in r.stderr
+
+
+def test_soft_grouped_table() -> None:
+    res = CliRunner().invoke(app, ["kpa", "soft", "-g", str(FIX / "key_points_train.csv"), "-r", str(FIX / "key_points_dev.csv")])
+    assert res.exit_code == 0, res.output
+    assert "Topic N (+1)" in res.output and "Topic A (+1)" in res.output  # disjoint topics: all groups undefined
+    assert "6 group(s) have no generated or no reference key point" in res.output
+
+
+def test_structure_subprocess_with_split_labels(tmp_path: Path) -> None:
+    dup = tmp_path / "dup.csv"
+    dup.write_text("key_point_id_1,key_point_id_2,same\nk5,k6,1\n")
+    r = _run("kpa", "structure", "-p", str(FIX / "predictions_dev.json"), "--threshold", "0.5", "--data", str(FIX),
+             "--split", "dev", "--duplicates", str(dup), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["cluster_precision"]["value"] == pytest.approx(4 / 7)
+    assert d["uniqueness"]["value"] == pytest.approx(5 / 6)
+    assert d["unmatched"]["value"] == pytest.approx(2 / 5)
+    assert "predictions for arguments not in split 'dev' were ignored" in r.stderr
+    r = _run("kpa", "structure", "-p", str(FIX / "predictions_dev.json"))
+    assert r.returncode == 2 and "--threshold" in r.stderr
+
+
+def test_structure_from_assignment_file(tmp_path: Path) -> None:
+    a = tmp_path / "a.csv"
+    a.write_text("arg_id,key_point_id\na1,k2\na2,k2\n")
+    j = tmp_path / "j.csv"
+    j.write_text("arg_id,key_point_id,label\na1,k2,1\na2,k2,0\n")
+    res = CliRunner().invoke(app, ["kpa", "structure", "--assignments", str(a), "--match-judgements", str(j)])
+    assert res.exit_code == 0, res.output
+    assert "0.5000" in res.output and "1/2 judged pairs" in res.output

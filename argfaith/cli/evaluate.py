@@ -188,6 +188,73 @@ def evaluate_files(
     )
 
 
+def mine_documents(
+    debate: Path,
+    summary_docs: list[Path],
+    *,
+    classifier: str | None,
+    candidates: str = "all",
+    mined_dir: Path | None = None,
+    restart: bool = False,
+    quiet: bool = False,
+) -> tuple[Path, list[Path]]:
+    """Mine the debate's source QBAF and each summary's QBAF (PAPER.md §7) with
+    :mod:`argfaith.mining`, saving them (and the resumable pair checkpoints) under ``mined_dir``.
+
+    Returns the paths of the saved source QBAF and summary QBAFs. A rerun resumes from the
+    checkpoints and does not classify a finished pair again.
+    """
+    import hashlib
+    import os
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from argfaith.cli.mine import make_classifier
+    from argfaith.datasets.documents import load_debate, load_summary
+    from argfaith.datasets.paths import cache_dir
+    from argfaith.mining.pipeline import mine_debate, mine_summary
+    from argfaith.qbaf import save_qbaf
+
+    doc = load_debate(debate)
+    summaries = [load_summary(p) for p in summary_docs]
+    clf, spec = make_classifier(classifier)
+    tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}".encode()).hexdigest()[:10]
+    root = Path(mined_dir) if mined_dir is not None else cache_dir() / "mined" / f"{doc.id}-{tag}"
+    root.mkdir(parents=True, exist_ok=True)
+    err = Console(stderr=True)
+    out_summaries: list[Path] = []
+    with Progress(
+        TextColumn("[bold]mining[/] {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, disable=quiet or not err.is_terminal and not os.environ.get("ARGFAITH_PROGRESS"), transient=True,
+    ) as bar:
+        def progress_for(name: str):  # type: ignore[no-untyped-def]
+            task = bar.add_task(name, total=None)
+            return lambda done, total: bar.update(task, completed=done, total=total)
+
+        src_path = root / "source.json"
+        res = mine_debate(
+            doc, clf, candidates=candidates, checkpoint=root / "source.pairs.jsonl", restart=restart,
+            progress=progress_for(doc.id), info={"classifier_spec": spec, "document": str(debate)},
+        )
+        save_qbaf(res.qbaf, src_path)
+        used: set[str] = set()
+        for p, summ in zip(summary_docs, summaries):
+            stem = Path(p).stem
+            while stem in used or stem == "source":
+                stem += "_"
+            used.add(stem)
+            r = mine_summary(
+                summ, doc, clf, candidates=candidates, checkpoint=root / f"{stem}.pairs.jsonl", restart=restart,
+                progress=progress_for(stem), name=stem, info={"classifier_spec": spec, "document": str(p)},
+            )
+            out = root / f"{stem}.json"
+            save_qbaf(r.qbaf, out)
+            out_summaries.append(out)
+    err.print(f"mined QBAFs (classifier {spec}) saved in {root}", highlight=False, markup=False)
+    return src_path, out_summaries
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -197,8 +264,13 @@ def _write(path: Path, text: str) -> None:
 
 @app.command()
 def evaluate(
-    source: Annotated[Path, typer.Option("--source", help="Source (debate) QBAF JSON file Q.")],
-    summary: Annotated[list[Path], typer.Option("--summary", help="Summary QBAF JSON file Q*; repeat for several summaries (one column each).")],
+    source: Annotated[Optional[Path], typer.Option("--source", help="Source (debate) QBAF JSON file Q.")] = None,
+    summary: Annotated[Optional[list[Path]], typer.Option("--summary", help="Summary QBAF JSON file Q*; repeat for several summaries (one column each).")] = None,
+    debate: Annotated[Optional[Path], typer.Option("--debate", help="Instead of --source: a debate document (JSON debate, transcript or EP folder), mined into Q first.")] = None,
+    summary_doc: Annotated[Optional[list[Path]], typer.Option("--summary-doc", help="With --debate: a summary document (text, JSON), mined into Q* first; repeatable.")] = None,
+    classifier: Annotated[Optional[str], typer.Option(help="Relation classifier for mining documents: claude | offline | recorded:FILE | ... (default: claude with ANTHROPIC_API_KEY, else offline).")] = None,
+    candidates: Annotated[str, typer.Option(help="Candidate pairs when mining: all | topk:K | random:K | cascade:P.")] = "all",
+    mined_dir: Annotated[Optional[Path], typer.Option(help="Where mined QBAFs and their resumable checkpoints go (default: $ARGFAITH_CACHE/mined/<debate>-<hash>).")] = None,
     tau: Annotated[Optional[str], typer.Option("--tau", help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
     epsilon: Annotated[float, typer.Option(help="ε of ε-accuracy π_εa.")] = 0.1,
     tolerance: Annotated[float, typer.Option(help="Tolerance of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
@@ -232,10 +304,27 @@ def evaluate(
 
     taus: list[float | None] = list(parse_taus(tau)) if tau is not None else [None]
     fmt = format or (_SUFFIX_FORMAT.get(out.suffix.lower(), OutputFormat.table) if out else OutputFormat.table)
-    if not summary:
-        raise ConfigurationError("give at least one --summary QBAF file")
-    tb = None
+    summary = list(summary or [])
+    summary_doc = list(summary_doc or [])
     wanted = _parse_baselines(baselines)
+    if (source is None) == (debate is None):
+        raise ConfigurationError("give the source as either --source QBAF.json or --debate DOCUMENT (exactly one)")
+    if summary_doc and debate is None:
+        raise ConfigurationError("--summary-doc needs --debate (summaries are mined against the debate's proposals)")
+    if not summary and not summary_doc:
+        raise ConfigurationError("give at least one --summary QBAF file (or --summary-doc with --debate)")
+    if debate is None and (classifier is not None or mined_dir is not None):
+        raise ConfigurationError("--classifier / --mined-dir apply only when mining documents (--debate)")
+    if debate is not None:
+        source, mined = mine_documents(debate, summary_doc, classifier=classifier, candidates=candidates, mined_dir=mined_dir)
+        summary = summary + mined
+        # The documents themselves are the natural inputs of the text baselines.
+        if source_text is None and summary_text is None and baselines:
+            source_text = debate
+            summary_text = [None] * (len(summary) - len(summary_doc)) + summary_doc  # type: ignore[list-item]
+            if any(t is None for t in summary_text):
+                raise ConfigurationError("text baselines with --summary QBAF files need --source-text and --summary-text")
+    tb = None
     if source_text is not None or summary_text:
         if source_text is None or not summary_text:
             raise ConfigurationError("text baselines need both --source-text and --summary-text")

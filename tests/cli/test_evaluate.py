@@ -192,3 +192,48 @@ def test_alignment_file_errors_name_line(tmp_path):
     p.write_text("source,summary\na1,t1\na99,t2\n")
     r = run("--source", str(DEBATE / "source.json"), "--summary", str(DEBATE / "summary_faithful.json"), "--alignment", str(p))
     assert r.returncode == 2 and f"{p}:3: source id 'a99'" in r.stderr
+
+
+# ---------------------------------------------------------------------------- documents → mining → evaluate
+MINING = ROOT / "tests" / "fixtures" / "metrics" / "mining"
+RECORDED = f"recorded:{MINING / 'labels.jsonl'}?unknown=no-relation&key=texts"
+
+
+def test_text_path_mines_then_evaluates(tmp_path):
+    mined = tmp_path / "mined"
+    args = ("--debate", str(MINING / "debate.json"), "--summary-doc", str(MINING / "summary.txt"), "--classifier", RECORDED,
+            "--mined-dir", str(mined), "--baselines", "rouge", "--format", "json")
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    # The mined QBAFs are saved and embedded in the report.
+    assert (mined / "source.json").exists() and (mined / "summary.json").exists()
+    src, summ = d["source"], d["summary"]
+    assert src["path"].endswith("source.json") and summ["path"].endswith("summary.json")
+    assert src["qbaf"]["metadata"]["classifier_spec"] == RECORDED
+    assert {a["kind"] for a in summ["qbaf"]["arguments"]} == {"proposal", "speech"}
+    assert (src["n_speech"], src["n_attacks"], src["n_supports"]) == (4, 3, 2)
+    assert (summ["n_speech"], summ["n_attacks"], summ["n_supports"]) == (2, 1, 1)
+    # Hand computation: σ(PAR-1) = 0.5 + 0.5·(0.2 − 0.16) with the learning argument attacked.
+    assert src["strengths"]["tiny-PAR-1"] == pytest.approx(0.48) and summ["strengths"]["tiny-PAR-1"] == pytest.approx(0.5)
+    assert d["text_baselines"]["rouge1"]["fmeasure"] > 0
+    # Rerun resumes from the checkpoints: nothing is classified again, same report.
+    ckpt = mined / "source.pairs.jsonl"
+    before = ckpt.read_bytes()
+    r2 = run(*args)
+    assert r2.returncode == 0 and ckpt.read_bytes() == before
+    assert json.loads(r2.stdout)["pairwise"] == d["pairwise"]
+
+
+@pytest.mark.parametrize(
+    "args, msg",
+    [
+        (["--source", "q.json", "--debate", "d.json", "--summary", "x.json"], "exactly one"),
+        (["--source", "q.json", "--summary-doc", "s.txt"], "--summary-doc needs --debate"),
+        (["--source", "q.json", "--summary", "x.json", "--classifier", "offline"], "only when mining"),
+        (["--source", "q.json"], "at least one --summary"),
+    ],
+)
+def test_input_combination_errors(args, msg):
+    r = invoke(*args)
+    assert isinstance(r.exception, ConfigurationError) and msg in str(r.exception)

@@ -22,7 +22,7 @@ from argfaith.metrics.render.common import (
     sensitivity_table,
     strength_rows,
 )
-from argfaith.metrics.render.layout import GraphLayout, layout_qbaf_dict
+from argfaith.metrics.render.layout import GraphLayout, layout_qbaf_dict, sigma_fill
 from argfaith.metrics.report import EvaluationReport, EvaluationSuite
 
 __all__ = ["render_html", "CSP"]
@@ -111,4 +111,5 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report") ->
         sens_rows=sens_rows,
         sections=sections,
         relation=_relation,
+        legend_fills=[sigma_fill(0.0), sigma_fill(0.5), sigma_fill(1.0)],
     )

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["NodeBox", "EdgePath", "GraphLayout", "layout_qbaf_dict"]
+__all__ = ["NodeBox", "EdgePath", "GraphLayout", "layout_qbaf_dict", "sigma_fill"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class GraphLayout:
     n_layers: int
 
 
-def _fill(sigma: float | None) -> str:
+def sigma_fill(sigma: float | None) -> str:
     """White (σ = 0) to a saturated blue (σ = 1); grey when unknown."""
     if sigma is None:
         return "#dddddd"
@@ -166,7 +166,7 @@ def layout_qbaf_dict(
                 label=_short(a, 6),
                 title="\n".join(parts),
                 sigma=s,
-                fill=_fill(s),
+                fill=sigma_fill(s),
                 unconnected=a in unconnected,
             )
         )

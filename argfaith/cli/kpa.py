@@ -382,3 +382,69 @@ def structure_cmd(
         r = s.unmatched
         t.add_row("true unmatched rate", f(r.value), f"{r.n_truly_unmatched}/{r.n_judged} judged unmatched arguments; {r.n_unjudged} unjudged")
     console().print(t)
+
+
+class SalienceName(str, Enum):
+    strength = "strength"
+    influence = "influence"
+    degree = "degree"
+    replies = "replies"
+
+
+class AlignName(str, Enum):
+    id = "id"
+    exact = "exact"
+    lexical = "lexical"
+    embedding = "embedding"
+    llm = "llm"
+
+
+@kpa_app.command("coverage")
+def coverage_cmd(
+    source: Annotated[Path, typer.Argument(help="Source (debate) QBAF JSON.")],
+    summary: Annotated[Path, typer.Argument(help="Summary QBAF JSON.")],
+    align: Annotated[Optional[AlignName], typer.Option(help="How summary arguments are matched to source arguments (default: id).")] = None,
+    alignment: Annotated[Optional[Path], typer.Option(help="A precomputed alignment file instead of --align.")] = None,
+    align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for lexical / embedding alignment.")] = None,
+    k: Annotated[int, typer.Option("--k", help="Number of salient source arguments.")] = 10,
+    fraction: Annotated[Optional[float], typer.Option(help="Instead of --k: this share of the source speech arguments.")] = None,
+    salience: Annotated[SalienceName, typer.Option(help="strength (DF-QuAD σ), influence (on proposal strengths), degree, replies.")] = SalienceName.strength,
+    format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
+) -> None:
+    """Argument coverage of a summary: share of the k most salient source arguments it covers (next to π_sar)."""
+    from argfaith.errors import ConfigurationError
+    from argfaith.metrics.alignment import FileAligner, make_aligner
+    from argfaith.metrics.coverage import argument_coverage
+    from argfaith.qbaf import load_qbaf
+
+    if alignment is not None and align is not None:
+        raise ConfigurationError("give either --alignment FILE or --align METHOD, not both")
+    if align_threshold is not None and (align is None or align.value in ("id", "exact", "llm")):
+        raise ConfigurationError("--align-threshold applies to --align lexical / embedding only")
+    q, qs = load_qbaf(source), load_qbaf(summary)
+    aligner = FileAligner(alignment) if alignment is not None else make_aligner((align or AlignName.id).value, threshold=align_threshold)
+    r = argument_coverage(q, qs, aligner, k=k, fraction=fraction, salience=salience.value)  # type: ignore[arg-type]
+    if format is OutputFormat.json:
+        typer.echo(json.dumps({"source": str(source), "summary": str(summary), **r.to_dict()}, indent=1))
+        return
+    from rich import box
+    from rich.table import Table
+
+    def f(x: float | None) -> str:
+        return "—" if x is None else f"{x:.4f}"
+
+    c = console()
+    t = Table(title=f"Argument coverage — {summary.name} vs {source.name} ({r.alignment_method} alignment)", box=box.SIMPLE_HEAD)
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    t.add_column("", justify="left")
+    t.add_row(f"π_cov (top {r.k} by {r.salience})", f(r.value), f"{len(r.covered)}/{r.k} salient arguments covered")
+    t.add_row("π_sar (all speech arguments)", f(r.supplementary_recall), "")
+    c.print(t)
+    d = Table(box=box.SIMPLE_HEAD, title="salient source arguments")
+    for col in ("rank", "argument", r.salience, "covered"):
+        d.add_column(col)
+    covered = set(r.covered)
+    for i, a in enumerate(r.salient, 1):
+        d.add_row(str(i), a, f"{r.scores[a]:.4g}", "yes" if a in covered else "no")
+    c.print(d)

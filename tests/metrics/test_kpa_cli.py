@@ -129,3 +129,24 @@ def test_structure_from_assignment_file(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["kpa", "structure", "--assignments", str(a), "--match-judgements", str(j)])
     assert res.exit_code == 0, res.output
     assert "0.5000" in res.output and "1/2 judged pairs" in res.output
+
+
+PAPER = Path(__file__).resolve().parent.parent.parent / "examples" / "paper"
+
+
+def test_coverage_subprocess_json_next_to_pi_sar() -> None:
+    r = _run("kpa", "coverage", str(PAPER / "q.json"), str(PAPER / "qa.json"), "--k", "3", "--salience", "influence", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["value"] == pytest.approx(1 / 3) and d["supplementary_recall"] == pytest.approx(0.5)
+    assert d["salient"] == ["s5", "s1", "s2"] and d["covered"] == ["s5"]
+    r = _run("kpa", "coverage", str(PAPER / "q.json"), str(PAPER / "qa.json"), "--align", "lexical")
+    assert r.returncode == 2 and "has no text" in r.stderr
+
+
+def test_coverage_table_and_option_errors(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["kpa", "coverage", str(PAPER / "q.json"), str(PAPER / "qb.json"), "--fraction", "0.5"])
+    assert res.exit_code == 0, res.output
+    assert "π_cov (top 3 by strength)" in res.output and "π_sar" in res.output
+    res = CliRunner().invoke(app, ["kpa", "coverage", str(PAPER / "q.json"), str(PAPER / "qb.json"), "--align", "id", "--align-threshold", "0.5"])
+    assert res.exit_code != 0 and "--align-threshold applies" in str(res.exception)

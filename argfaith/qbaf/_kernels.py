@@ -24,7 +24,6 @@ __all__ = [
     "first_edge_conflict",
     "dfquad_solve",
     "pro_con_chunk",
-    "unpack_chunk",
     "reach_to_targets",
     "kahn_order",
     "scc_topological",
@@ -367,25 +366,29 @@ def dfquad_solve(n, tau, iptr, isrc, iatt, method, max_iter, tol, step):  # prag
 
 # -------------------------------------------------------------------------------------- paths
 @njit(cache=True)
-def pro_con_chunk(n, iptr, isrc, iatt, targets):  # pragma: no cover - compiled
+def pro_con_chunk(iptr, isrc, iatt, targets, r0, r1, z, in_queue, queue, touched):  # pragma: no cover
     """pro/con membership for up to 64 targets at once (bit ``k`` of a word = ``targets[k]``).
 
-    ``r0[y]`` / ``r1[y]`` hold the targets x such that some non-empty walk y → x has an even /
-    odd number of attacks. This is the search over (node, parity) states of PAPER.md §3 run for
-    64 targets in parallel: the least fixed point of
+    ``r0[y]`` / ``r1[y]`` collect the targets x such that some non-empty walk y → x has an even
+    / odd number of attacks. This is the search over (node, parity) states of PAPER.md §3 run
+    for 64 targets in parallel: the least fixed point of
     ``R_{p ⊕ [e is attack]}(u) ⊇ R_p(v) ∪ ({v}·[p = 0 and v is a target])`` over edges e = (u, v),
     computed with a FIFO worklist (masks only grow, so it terminates on cyclic graphs too).
+
+    The work arrays (``r0, r1, z`` zeroed, ``in_queue`` False, ``queue`` and ``touched`` of size
+    n) are passed in and left clean again, so one chunk costs O(what it reaches), not O(n).
+    Returns ``(pro_ptr, pro_idx, con_ptr, con_idx)``: per target k the argument indices,
+    ascending.
     """
-    r0 = np.zeros(n, np.uint64)
-    r1 = np.zeros(n, np.uint64)
-    z = np.zeros(n, np.uint64)
-    in_queue = np.zeros(n, np.bool_)
-    queue = np.empty(n, np.int64)
+    n = r0.shape[0]
+    n_t = targets.shape[0]
+    one = np.uint64(1)
     head = 0
     size = 0
-    for k in range(targets.shape[0]):
+    n_touched = 0
+    for k in range(n_t):
         t = targets[k]
-        z[t] |= np.uint64(1) << np.uint64(k)
+        z[t] |= one << np.uint64(k)
         if not in_queue[t]:
             in_queue[t] = True
             queue[(head + size) % n] = t
@@ -406,43 +409,48 @@ def pro_con_chunk(n, iptr, isrc, iatt, targets):  # pragma: no cover - compiled
                 n0 = r0[u] | out0
                 n1 = r1[u] | out1
             if n0 != r0[u] or n1 != r1[u]:
+                if r0[u] == 0 and r1[u] == 0:
+                    touched[n_touched] = u
+                    n_touched += 1
                 r0[u] = n0
                 r1[u] = n1
                 if not in_queue[u]:
                     in_queue[u] = True
                     queue[(head + size) % n] = u
                     size += 1
-    return r0, r1
-
-
-@njit(cache=True)
-def unpack_chunk(r, n_targets):  # pragma: no cover - compiled
-    """Bit masks → CSR ``(ptr, nodes)``: for target k, the argument indices whose word has bit k,
-    ascending."""
-    n = r.shape[0]
-    counts = np.zeros(n_targets + 1, np.int64)
-    for v in range(n):
-        w = r[v]
-        k = 0
-        while w != 0:
-            if w & np.uint64(1):
-                counts[k + 1] += 1
-            w >>= np.uint64(1)
-            k += 1
-    for k in range(n_targets):
-        counts[k + 1] += counts[k]
-    fill = counts[:-1].copy()
-    nodes = np.empty(counts[n_targets], np.int64)
-    for v in range(n):
-        w = r[v]
-        k = 0
-        while w != 0:
-            if w & np.uint64(1):
-                nodes[fill[k]] = v
-                fill[k] += 1
-            w >>= np.uint64(1)
-            k += 1
-    return counts, nodes
+    nodes = np.sort(touched[:n_touched])
+    pro_ptr = np.zeros(n_t + 1, np.int64)
+    con_ptr = np.zeros(n_t + 1, np.int64)
+    for i in range(n_touched):
+        v = nodes[i]
+        for k in range(n_t):
+            bit = one << np.uint64(k)
+            if r0[v] & bit:
+                pro_ptr[k + 1] += 1
+            if r1[v] & bit:
+                con_ptr[k + 1] += 1
+    for k in range(n_t):
+        pro_ptr[k + 1] += pro_ptr[k]
+        con_ptr[k + 1] += con_ptr[k]
+    pro_idx = np.empty(pro_ptr[n_t], np.int64)
+    con_idx = np.empty(con_ptr[n_t], np.int64)
+    pfill = pro_ptr[:-1].copy()
+    cfill = con_ptr[:-1].copy()
+    for i in range(n_touched):
+        v = nodes[i]
+        for k in range(n_t):
+            bit = one << np.uint64(k)
+            if r0[v] & bit:
+                pro_idx[pfill[k]] = v
+                pfill[k] += 1
+            if r1[v] & bit:
+                con_idx[cfill[k]] = v
+                cfill[k] += 1
+        r0[v] = 0
+        r1[v] = 0
+    for k in range(n_t):
+        z[targets[k]] = 0
+    return pro_ptr, pro_idx, con_ptr, con_idx
 
 
 @njit(cache=True)

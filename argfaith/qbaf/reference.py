@@ -27,6 +27,7 @@ __all__ = [
     "combine_reference",
     "dfquad_reference",
     "pro_con_reference",
+    "pro_con_sets_reference",
     "set_attacks_reference",
     "admissible_sets_reference",
     "d_preferred_reference",
@@ -174,6 +175,18 @@ def pro_con_reference(qbaf: QBAF, target: str) -> tuple[frozenset[str], frozense
     """
     x = qbaf.idx(target)
     att, sup = _incoming(qbaf)
+    return _pro_con_bfs(qbaf, att, sup, x)
+
+
+def pro_con_sets_reference(qbaf: QBAF, targets: list[str] | tuple[str, ...] | None = None) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """:func:`pro_con_reference` for several targets (default: every proposal), sharing one
+    adjacency build — the fair plain-Python baseline for the multi-target kernel."""
+    ts = qbaf.proposals if targets is None else tuple(targets)
+    att, sup = _incoming(qbaf)
+    return {t: _pro_con_bfs(qbaf, att, sup, qbaf.idx(t)) for t in ts}
+
+
+def _pro_con_bfs(qbaf: QBAF, att: list[list[int]], sup: list[list[int]], x: int) -> tuple[frozenset[str], frozenset[str]]:
     seen: set[tuple[int, int]] = set()
     queue: deque[tuple[int, int]] = deque()
     for u in att[x]:

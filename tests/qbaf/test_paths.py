@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from argfaith.qbaf import QBAF, UnknownArgumentError, con_arguments, pro_arguments, pro_con, pro_con_sets, relevant_arguments
 from argfaith.qbaf.paths import pro_con_index, relevance_mask
-from argfaith.qbaf.reference import pro_con_reference
+from argfaith.qbaf.reference import pro_con_reference, pro_con_sets_reference
 from argfaith.qbaf.strategies import debate_qbafs, qbafs
 
 SETTINGS = settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
@@ -32,8 +32,10 @@ def walks_bruteforce(q: QBAF, target: str, max_len: int) -> tuple[set[str], set[
 @given(qbafs(max_size=9))
 def test_all_targets_match_reference(q):
     index = pro_con_index(q, q.ids)
+    shared = pro_con_sets_reference(q, q.ids)
     for k, x in enumerate(q.ids):
         pro, con = pro_con_reference(q, x)
+        assert shared[x] == (pro, con)
         got = index.procon(x)
         assert (got.pro, got.con) == (pro, con)
         assert index.pro(k).tolist() == sorted(q.idx(a) for a in pro)  # ascending indices

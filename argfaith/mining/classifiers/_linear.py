@@ -53,8 +53,9 @@ class LinearModel:
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
 
-    def save(self, path: str | Path, **meta: str) -> None:
-        """Write the model as a small ``.npz`` (plus string metadata such as provenance)."""
+    def save(self, path: str | Path, *, arrays: dict[str, np.ndarray] | None = None, **meta: str) -> None:
+        """Write the model as a small ``.npz``, with extra ``arrays`` (e.g. projections) and string
+        metadata such as provenance."""
         np.savez_compressed(
             path,
             classes=np.array(self.classes),
@@ -65,6 +66,7 @@ class LinearModel:
             iterations=np.array(self.iterations),
             grad_norm=np.array(self.grad_norm),
             **{f"meta_{k}": np.array(v) for k, v in meta.items()},
+            **{f"array_{k}": np.asarray(v) for k, v in (arrays or {}).items()},
         )
 
     @classmethod
@@ -82,6 +84,12 @@ class LinearModel:
             )
             meta = {k[5:]: str(z[k]) for k in z.files if k.startswith("meta_")}
         return model, meta
+
+    @staticmethod
+    def load_arrays(path: str | Path) -> dict[str, np.ndarray]:
+        """The extra arrays stored by :meth:`save`."""
+        with np.load(path, allow_pickle=False) as z:
+            return {k[6:]: z[k] for k in z.files if k.startswith("array_")}
 
 
 def balanced_class_weights(y: Sequence[str], classes: Sequence[str]) -> dict[str, float]:

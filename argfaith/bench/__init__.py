@@ -1,0 +1,1 @@
+"""argfaith.bench: library code behind ``argfaith bench`` (wires datasets, classifiers and metrics)."""

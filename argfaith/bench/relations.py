@@ -1,0 +1,327 @@
+"""Relation-classifier benchmark: quality (the paper's Table 2), cost and speed on labelled pairs.
+
+Wires :mod:`argfaith.datasets` (labelled pairs), :mod:`argfaith.mining.classifiers` (any
+:class:`~argfaith.mining.classifiers.base.RelationClassifier`) and
+:mod:`argfaith.metrics.classification`. Two modes:
+
+- :func:`run_relation_benchmark` — classify every pair once and score it;
+- :func:`cross_validate` — for trainable classifiers, k-fold cross-validation GROUPED by a key
+  (default: the source argument) so that no source argument is in both a training and a test
+  fold; optional extra training pairs (e.g. pairs from other debates) join every training fold.
+
+Table 2 of the paper reports accuracy and F1 per model and prompt on the EP pairs (PAPER.md §7);
+F1 is read as macro-F1 over attack / support / no relation.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from argfaith.datasets.relations import RelationPair
+from argfaith.errors import ConfigurationError
+from argfaith.metrics.classification import ClassificationReport, classification_report
+from argfaith.mining.classifiers.base import PairQuery, ProgressCallback, RelationClassifier, Usage
+
+__all__ = [
+    "BenchmarkResult",
+    "pair_query",
+    "run_relation_benchmark",
+    "group_folds",
+    "cross_validate",
+    "Trainer",
+    "trainer_for",
+    "table2_rows",
+]
+
+Trainer = Callable[[Sequence[PairQuery], Sequence[str], np.ndarray | None], RelationClassifier]
+
+
+def pair_query(pair: RelationPair) -> PairQuery:
+    """The classifier's view of a labelled pair (the label stays behind)."""
+    return PairQuery(pair.source, pair.target, pair.topic, pair.source_id, pair.target_id, pair.target_kind)
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    """One classifier on one data set.
+
+    ``mode`` is ``"predict"`` (classify once) or ``"cv"`` (``folds``-fold grouped
+    cross-validation; ``usage`` then sums over folds). ``by_group`` holds one report per value of
+    the ``by`` field (e.g. corpus). ``fallbacks`` counts predictions that used the fallback label.
+    """
+
+    classifier: str
+    prompt: str | None
+    data: str
+    n: int
+    report: ClassificationReport
+    by: str | None
+    by_group: dict[str, ClassificationReport]
+    usage: Usage
+    wall_seconds: float
+    fallbacks: int
+    mode: str = "predict"
+    folds: int | None = None
+    group_by: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def seconds_per_pair(self) -> float:
+        return self.wall_seconds / self.n if self.n else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "classifier": self.classifier,
+            "prompt": self.prompt,
+            "data": self.data,
+            "n": self.n,
+            "mode": self.mode,
+            "folds": self.folds,
+            "group_by": self.group_by,
+            "accuracy": self.report.accuracy,
+            "macro_f1": self.report.macro_f1,
+            "report": self.report.to_dict(),
+            "by": self.by,
+            "by_group": {k: v.to_dict() for k, v in self.by_group.items()},
+            "usage": asdict(self.usage),
+            "wall_seconds": self.wall_seconds,
+            "seconds_per_pair": self.seconds_per_pair,
+            "fallbacks": self.fallbacks,
+            "notes": list(self.notes),
+        }
+
+
+def _prompt_of(classifier: Any) -> str | None:
+    p = getattr(classifier, "prompt", None)
+    return f"{p}-shot" if p in ("zero", "few") else None
+
+
+def _group_value(pair: RelationPair, by: str) -> str:
+    value = getattr(pair, by, None) if by in RelationPair.__slots__ else None
+    return str(value) if value is not None else "(none)"
+
+
+def _by_group(pairs: Sequence[RelationPair], predicted: Sequence[str], by: str | None) -> dict[str, ClassificationReport]:
+    if by is None:
+        return {}
+    if by not in RelationPair.__slots__ or by == "label":
+        raise ConfigurationError(f"cannot break results down by {by!r}; use corpus, topic or target_kind")
+    groups: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        groups.setdefault(_group_value(p, by), []).append(i)
+    return {
+        g: classification_report([pairs[i].label for i in idx], [predicted[i] for i in idx])
+        for g, idx in sorted(groups.items())
+    }
+
+
+def run_relation_benchmark(
+    pairs: Sequence[RelationPair],
+    classifier: RelationClassifier,
+    *,
+    data: str = "",
+    by: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> BenchmarkResult:
+    """Classify every pair once and score the predictions against the labels.
+
+    Parameters
+    ----------
+    pairs
+        Labelled pairs (see :mod:`argfaith.datasets.relations`).
+    classifier
+        Any relation classifier; its ``usage`` (calls, tokens, cost) is reported as the difference
+        over this run.
+    by
+        A pair field to break results down by (``corpus``, ``topic``, ``target_kind``).
+    """
+    if not pairs:
+        raise ConfigurationError(f"no pairs to benchmark in {data or 'the input'}")
+    before = _copy_usage(classifier.usage)
+    t0 = time.perf_counter()
+    preds = classifier.classify([pair_query(p) for p in pairs], progress=progress)
+    wall = time.perf_counter() - t0
+    if len(preds) != len(pairs):
+        raise RuntimeError(f"classifier {classifier.name} returned {len(preds)} predictions for {len(pairs)} pairs")
+    labels = [p.label for p in preds]
+    return BenchmarkResult(
+        classifier=classifier.name,
+        prompt=_prompt_of(classifier),
+        data=data,
+        n=len(pairs),
+        report=classification_report([p.label for p in pairs], labels),
+        by=by,
+        by_group=_by_group(pairs, labels, by),
+        usage=_usage_delta(before, classifier.usage),
+        wall_seconds=wall,
+        fallbacks=sum(1 for p in preds if p.fallback),
+    )
+
+
+def _copy_usage(u: Usage) -> Usage:
+    return Usage(u.calls, u.cache_hits, u.input_tokens, u.output_tokens, u.cost_usd, u.errors, dict(u.extra))
+
+
+def _usage_delta(a: Usage, b: Usage) -> Usage:
+    keys = set(a.extra) | set(b.extra)
+    return Usage(
+        calls=b.calls - a.calls,
+        cache_hits=b.cache_hits - a.cache_hits,
+        input_tokens=b.input_tokens - a.input_tokens,
+        output_tokens=b.output_tokens - a.output_tokens,
+        cost_usd=b.cost_usd - a.cost_usd,
+        errors=b.errors - a.errors,
+        extra={k: b.extra.get(k, 0.0) - a.extra.get(k, 0.0) for k in sorted(keys)},
+    )
+
+
+def _group_key(pair: RelationPair, group_by: str) -> str:
+    if group_by == "source":
+        return pair.source_id or pair.source  # the source argument (id if known, else its text)
+    if group_by == "target":
+        return pair.target_id or pair.target
+    if group_by in ("corpus", "topic", "pair_id"):
+        return _group_value(pair, group_by)
+    raise ConfigurationError(f"cannot group folds by {group_by!r}; use source, target, corpus or topic")
+
+
+def group_folds(pairs: Sequence[RelationPair], k: int = 5, *, group_by: str = "source", seed: int = 0) -> list[int]:
+    """Fold index (0..k-1) per pair; all pairs sharing a group key get the same fold.
+
+    Groups are shuffled with ``seed`` and dealt round-robin, so folds have near-equal numbers of
+    groups (grouped k-fold cross-validation).
+    """
+    if k < 2:
+        raise ConfigurationError(f"cross-validation needs at least 2 folds, got {k}")
+    keys = [_group_key(p, group_by) for p in pairs]
+    unique = sorted(set(keys))
+    if len(unique) < k:
+        raise ConfigurationError(f"only {len(unique)} distinct {group_by} groups: too few for {k} folds")
+    random.Random(seed).shuffle(unique)
+    fold_of = {g: i % k for i, g in enumerate(unique)}
+    return [fold_of[g] for g in keys]
+
+
+def cross_validate(
+    pairs: Sequence[RelationPair],
+    trainer: Trainer,
+    *,
+    name: str,
+    k: int = 5,
+    group_by: str = "source",
+    seed: int = 0,
+    extra_train: Sequence[RelationPair] = (),
+    extra_weight: float = 1.0,
+    data: str = "",
+    by: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> BenchmarkResult:
+    """Grouped k-fold cross-validation of a trainable classifier (see the module docstring).
+
+    Predictions of all test folds are pooled and scored once. ``extra_train`` pairs (weight
+    ``extra_weight``) are added to every training fold and never tested on.
+    """
+    if not pairs:
+        raise ConfigurationError(f"no pairs to cross-validate in {data or 'the input'}")
+    folds = group_folds(pairs, k, group_by=group_by, seed=seed)
+    predicted: list[str | None] = [None] * len(pairs)
+    usage = Usage()
+    fallbacks = 0
+    t0 = time.perf_counter()
+    extra_q = [pair_query(p) for p in extra_train]
+    extra_y = [p.label for p in extra_train]
+    for f in range(k):
+        train = [p for p, g in zip(pairs, folds, strict=True) if g != f]
+        test_idx = [i for i, g in enumerate(folds) if g == f]
+        q = [pair_query(p) for p in train] + extra_q
+        y = [p.label for p in train] + extra_y
+        w = np.concatenate([np.ones(len(train)), np.full(len(extra_q), extra_weight)])
+        clf = trainer(q, y, w)
+        preds = clf.classify([pair_query(pairs[i]) for i in test_idx])
+        for i, p in zip(test_idx, preds, strict=True):
+            predicted[i] = p.label
+        fallbacks += sum(1 for p in preds if p.fallback)
+        u = clf.usage
+        usage = Usage(usage.calls + u.calls, usage.cache_hits + u.cache_hits, usage.input_tokens + u.input_tokens,
+                      usage.output_tokens + u.output_tokens, usage.cost_usd + u.cost_usd, usage.errors + u.errors)
+        if progress is not None:
+            progress(f + 1, k)
+    wall = time.perf_counter() - t0
+    labels = [str(p) for p in predicted]
+    notes = (f"{len(extra_train)} extra training pairs (weight {extra_weight}) in every fold",) if extra_train else ()
+    return BenchmarkResult(
+        classifier=name,
+        prompt=None,
+        data=data,
+        n=len(pairs),
+        report=classification_report([p.label for p in pairs], labels),
+        by=by,
+        by_group=_by_group(pairs, labels, by),
+        usage=usage,
+        wall_seconds=wall,
+        fallbacks=fallbacks,
+        mode="cv",
+        folds=k,
+        group_by=group_by,
+        notes=notes,
+    )
+
+
+def trainer_for(name: str, **options: Any) -> Trainer:
+    """A function (pairs, labels, sample weights) → fitted classifier, for ``offline``,
+    ``embedding`` and ``majority``.
+
+    ``options`` go to the training function (e.g. ``l2``). Raises :class:`ConfigurationError` for
+    classifiers that cannot be trained.
+    """
+    if name == "offline":
+        from argfaith.mining.classifiers.offline import _default_idf_path, load_idf, train_offline_classifier
+
+        idf = load_idf(_default_idf_path())
+        return lambda q, y, w: train_offline_classifier(q, y, idf, sample_weight=w, **options)
+    if name == "embedding":
+        from argfaith.mining.classifiers._linear import LinearModel
+        from argfaith.mining.classifiers.embedding import (
+            SentenceEncoder,
+            default_embedding_weights_path,
+            train_embedding_classifier,
+        )
+        from argfaith.mining.classifiers.offline import _default_idf_path, load_idf
+
+        idf = load_idf(_default_idf_path())
+        # The unsupervised projections are reused from the shipped model; the weights are refitted.
+        arrays = LinearModel.load_arrays(default_embedding_weights_path())
+        encoder = SentenceEncoder()
+        return lambda q, y, w: train_embedding_classifier(
+            q, y, idf, arrays["pair_proj"], arrays["src_proj"], encoder=encoder, sample_weight=w, **options
+        )
+    if name == "majority":
+        from argfaith.mining.classifiers.baselines import MajorityClassifier
+
+        return lambda q, y, w: MajorityClassifier().fit(y)
+    raise ConfigurationError(f"classifier {name!r} cannot be trained; --cv works for offline, embedding and majority")
+
+
+def table2_rows(results: Sequence[BenchmarkResult]) -> list[dict[str, Any]]:
+    """Rows in the paper's Table 2 layout: model, prompt, accuracy, F1 (+ n, cost, time)."""
+    rows = []
+    for r in results:
+        model = r.classifier + (f" ({r.folds}-fold CV by {r.group_by})" if r.mode == "cv" else "")
+        rows.append({
+            "model": model,
+            "prompt": r.prompt or "—",
+            "accuracy": round(r.report.accuracy, 3),
+            "f1": round(r.report.macro_f1, 3),
+            "n": r.n,
+            "calls": r.usage.calls,
+            "cost_usd": round(r.usage.cost_usd, 4),
+            "seconds": round(r.wall_seconds, 2),
+        })
+    return rows

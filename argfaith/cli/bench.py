@@ -1,6 +1,11 @@
-"""`argfaith bench ...`: benchmark commands (relation classifiers, KPA matchers)."""
+"""`argfaith bench ...`: benchmark commands (relation classifiers here; `bench kpa` in bench_kpa.py)."""
 
 from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -8,3 +13,158 @@ from argfaith.cli._app import app
 
 bench_app = typer.Typer(help="Benchmarks: relation classifiers, key point matching.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def _parse_mapping(raw: str | None, option: str) -> dict[str, str] | None:
+    from argfaith.errors import ConfigurationError
+
+    if raw is None:
+        return None
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in raw.split(","))):
+        k, eq, v = part.partition("=")
+        if not eq or not k.strip():
+            raise ConfigurationError(f"{option}: {part!r} is not key=value (example: {option} 'a=b,c=d')")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _columns(raw: str | None) -> Any:
+    from dataclasses import fields, replace
+
+    from argfaith.datasets.relations import PairColumns
+    from argfaith.errors import ConfigurationError
+
+    mapping = _parse_mapping(raw, "--columns")
+    if mapping is None:
+        return None
+    known = {f.name for f in fields(PairColumns)}
+    bad = sorted(set(mapping) - known)
+    if bad:
+        raise ConfigurationError(f"--columns: unknown field(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
+    return replace(PairColumns(), **mapping)
+
+
+def _render_tables(results: list[Any], console: Any) -> None:
+    from rich.table import Table
+
+    from argfaith.bench.relations import table2_rows
+
+    t2 = Table(title="Relation classification (the paper's Table 2 layout)")
+    for col in ("Model", "Prompt", "Accuracy", "F1", "n", "calls", "tokens in/out", "cost $", "time s"):
+        t2.add_column(col, justify="left" if col in ("Model", "Prompt") else "right")
+    for r, row in zip(results, table2_rows(results), strict=True):
+        t2.add_row(row["model"], row["prompt"], f"{row['accuracy']:.3f}", f"{row['f1']:.3f}", str(row["n"]),
+                   str(r.usage.calls), f"{r.usage.input_tokens}/{r.usage.output_tokens}", f"{r.usage.cost_usd:.4f}",
+                   f"{r.wall_seconds:.2f}")
+    console.print(t2)
+    for r in results:
+        per = Table(title=f"{r.classifier}: per class ({r.data})")
+        for col in ("class", "precision", "recall", "F1", "support", "predicted"):
+            per.add_column(col, justify="left" if col == "class" else "right")
+        for s in r.report.per_class:
+            per.add_row(s.label, f"{s.precision:.3f}", f"{s.recall:.3f}", f"{s.f1:.3f}", str(s.support), str(s.predicted))
+        console.print(per)
+        cm = Table(title=f"{r.classifier}: confusion (rows = true, columns = predicted)")
+        cm.add_column("true \\ predicted")
+        for lab in r.report.labels:
+            cm.add_column(lab, justify="right")
+        for lab, row in zip(r.report.labels, r.report.confusion, strict=True):
+            cm.add_row(lab, *map(str, row))
+        console.print(cm)
+        if r.by_group:
+            g = Table(title=f"{r.classifier}: by {r.by}")
+            for col in ("group", "n", "accuracy", "macro-F1", *(f"F1 {lab}" for lab in r.report.labels)):
+                g.add_column(col, justify="left" if col == "group" else "right")
+            for name, rep in r.by_group.items():
+                g.add_row(name, str(rep.n), f"{rep.accuracy:.3f}", f"{rep.macro_f1:.3f}", *(f"{s.f1:.3f}" for s in rep.per_class))
+            console.print(g)
+        extra = ", ".join(f"{k}={v:g}" for k, v in r.usage.extra.items() if v)
+        console.print(
+            f"{r.classifier}: {r.n} pairs in {r.wall_seconds:.2f} s ({1000 * r.seconds_per_pair:.2f} ms/pair); "
+            f"calls {r.usage.calls}, cache hits {r.usage.cache_hits}, tokens in {r.usage.input_tokens} / out "
+            f"{r.usage.output_tokens}, estimated cost ${r.usage.cost_usd:.4f}; fallbacks {r.fallbacks}"
+            + (f"; {extra}" if extra else "")
+            + "".join(f"\n  note: {n}" for n in r.notes),
+            highlight=False, markup=False,
+        )
+        if r.report.undefined:
+            console.print(f"  classes never predicted or absent (P/R counted as 0): {', '.join(r.report.undefined)}",
+                          highlight=False, markup=False)
+
+
+@bench_app.command("relations")
+def bench_relations(
+    data: Annotated[Path, typer.Option("--data", help="Labelled pair file: Amelia CSV, or CSV/TSV/JSONL with source,target,label (relative paths are also looked up under $ARGFAITH_DATA).")],
+    classifier: Annotated[Optional[list[str]], typer.Option("--classifier", "-c", help="Classifier spec (repeatable): offline, embedding, majority, lexical, claude[:MODEL][?prompt=few], recorded:FILE.")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=1, help="Use only the first N pairs.")] = None,
+    by: Annotated[Optional[str], typer.Option("--by", help="Break results down by a pair field: corpus, topic or target_kind.")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", help="table (rich) or json (stdout).")] = OutputFormat.table,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Also write the results as JSON to this file.")] = None,
+    cv: Annotated[int, typer.Option("--cv", min=0, help="K-fold cross-validation for trainable classifiers (offline, embedding, majority); 0 = classify with the shipped weights.")] = 0,
+    group_by: Annotated[str, typer.Option("--group-by", help="CV fold grouping key: source (no source argument in two folds), target, corpus, topic.")] = "source",
+    extra_train: Annotated[Optional[Path], typer.Option("--extra-train", help="CV only: extra labelled pairs added to every training fold.")] = None,
+    extra_weight: Annotated[float, typer.Option("--extra-weight", min=0.0, help="CV only: sample weight of --extra-train pairs.")] = 0.5,
+    seed: Annotated[int, typer.Option(help="CV fold assignment seed.")] = 0,
+    label_map: Annotated[Optional[str], typer.Option("--label-map", help="Raw label mapping, e.g. '0=no relation,1=support,-1=attack'.")] = None,
+    columns: Annotated[Optional[str], typer.Option("--columns", help="Column names, e.g. 'source=premise,target=claim,label=rel,corpus=dataset'.")] = None,
+    encoding: Annotated[str, typer.Option(help="Text encoding of --data.")] = "utf-8",
+) -> None:
+    """Score relation classifiers on labelled pairs: accuracy, macro-F1, per-class P/R/F1,
+    confusion matrix, per-group breakdown, calls / tokens / estimated cost, wall time.
+
+    Claude runs go through the mining classifier and its request cache, so re-running is free."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from argfaith.bench.relations import cross_validate, run_relation_benchmark, trainer_for
+    from argfaith.datasets.paths import resolve_data_path
+    from argfaith.datasets.relations import load_relation_pairs
+    from argfaith.errors import ConfigurationError
+    from argfaith.mining.classifiers.registry import TRAINABLE, make_classifier, parse_spec
+
+    path = resolve_data_path(data)
+    pairs = load_relation_pairs(path, columns=_columns(columns), label_map=_parse_mapping(label_map, "--label-map"),
+                                encoding=encoding, limit=limit)
+    if not pairs:
+        raise ConfigurationError(f"{path}: no pairs")
+    specs = classifier or ["offline"]
+    extra = load_relation_pairs(resolve_data_path(extra_train), encoding=encoding) if extra_train is not None else []
+    if extra and not cv:
+        raise ConfigurationError("--extra-train is only used with --cv K")
+    console = Console(stderr=fmt is OutputFormat.json)
+    if not console.is_terminal:
+        console = Console(stderr=fmt is OutputFormat.json, width=120)  # files/pipes: keep Table 2 readable
+    results = []
+    for spec in specs:
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=Console(stderr=True), transient=True) as progress:
+            if cv:
+                name, _, opts = parse_spec(spec)
+                if name not in TRAINABLE:
+                    raise ConfigurationError(f"--cv: {spec!r} is not trainable (trainable: {', '.join(TRAINABLE)})")
+                if opts:
+                    raise ConfigurationError(f"--cv: options are not supported for {name!r}")
+                task = progress.add_task(f"{name}: {cv}-fold CV", total=cv)
+                res = cross_validate(pairs, trainer_for(name), name=name, k=cv, group_by=group_by, seed=seed,
+                                     extra_train=extra, extra_weight=extra_weight, data=str(path), by=by,
+                                     progress=lambda d, t: progress.update(task, completed=d, total=t))
+            else:
+                clf = make_classifier(spec)
+                task = progress.add_task(f"{clf.name}", total=len(pairs))
+                res = run_relation_benchmark(pairs, clf, data=str(path), by=by,
+                                             progress=lambda d, t: progress.update(task, completed=d, total=t))
+        results.append(res)
+    payload = {"data": str(path), "n": len(pairs), "results": [r.to_dict() for r in results]}
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(payload, indent=1))
+    else:
+        _render_tables(results, console)

@@ -29,6 +29,25 @@ def invoke(*args: str):
     return runner.invoke(app, ["evaluate", *args], env={"COLUMNS": "160"})
 
 
+def main_inprocess(capsys, *args: str) -> tuple[int, str, str]:
+    """The console-script entry point ``argfaith.cli.main`` in this process (error handling and
+    exit codes included, without the cost of a fresh interpreter): (status, stdout, stderr)."""
+    from argfaith.cli import main
+
+    old = sys.argv
+    sys.argv = ["argfaith", "evaluate", *args]
+    try:
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        sys.argv = old
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
 # ---------------------------------------------------------------------------- Table 1 via the CLI
 def test_table1_via_cli_subprocess():
     r = run("--source", str(PAPER / "q.json"), "--summary", str(PAPER / "qa.json"), "--summary", str(PAPER / "qb.json"), "--format", "json", "--no-qbafs")
@@ -64,8 +83,8 @@ def test_table_output_subprocess():
 
 
 # ---------------------------------------------------------------------------- the bundled example
-def test_bundled_example_main_job():
-    r = run(
+def test_bundled_example_main_job(capsys):
+    code, out, err = main_inprocess(capsys, 
         "--source", "examples/debate/source.json",
         "--summary", "examples/debate/summary_faithful.json",
         "--summary", "examples/debate/summary_distorted.json",
@@ -73,8 +92,8 @@ def test_bundled_example_main_job():
         "--alignment", "examples/debate/alignment_distorted.csv",
         "--format", "json", "--no-qbafs",
     )
-    assert r.returncode == 0, r.stderr
-    faithful, distorted = (rep["pairwise"] for rep in json.loads(r.stdout)["reports"])
+    assert code == 0, err
+    faithful, distorted = (rep["pairwise"] for rep in json.loads(out)["reports"])
     for k in ("d_preferability_consistency", "balance_consistency", "epsilon_accuracy"):
         assert faithful[k] == 1.0
     assert distorted["balance_consistency"] == 0.5 and distorted["epsilon_accuracy"] == 0.25
@@ -121,16 +140,16 @@ def test_tau_sweep_table6(tmp_path):
     assert "Sensitivity to τ (Table 6 layout)" in md and "π_bc τ=0.15" in md and "π_εa τ=0.25" in md
 
 
-def test_html_out_subprocess(tmp_path):
+def test_html_out(tmp_path, capsys):
     out = tmp_path / "report.html"
-    r = run("--source", str(DEBATE / "source.json"), "--summary", str(DEBATE / "summary_distorted.json"), "--out", str(out))
-    assert r.returncode == 0, r.stderr
+    code, _, err = main_inprocess(capsys, "--source", str(DEBATE / "source.json"), "--summary", str(DEBATE / "summary_distorted.json"), "--out", str(out))
+    assert code == 0, err
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>") and html.count('class="qbaf-graph"') == 2
-    assert "wrote html report" in r.stderr
+    assert "wrote html report" in err
 
 
-def test_cyclic_summary_warning_and_strict(tmp_path):
+def test_cyclic_summary_warning_and_strict(tmp_path, capsys):
     q = {"arguments": [{"id": "p1", "kind": "proposal"}, {"id": "s1"}], "attacks": [["s1", "p1"]]}
     cyc = {"name": "cyc", "arguments": [{"id": "p1", "kind": "proposal"}, {"id": "a", "base_score": 1.0}, {"id": "b", "base_score": 1.0}],
            "attacks": [["a", "b"], ["b", "a"], ["a", "p1"]]}
@@ -139,8 +158,8 @@ def test_cyclic_summary_warning_and_strict(tmp_path):
     r = invoke("--source", str(tmp_path / "q.json"), "--summary", str(tmp_path / "c.json"), "--max-iter", "40", "--format", "json")
     d = json.loads(r.stdout)
     assert d["summary"]["convergence"]["converged"] is False and any("did not converge" in w for w in d["warnings"])
-    r = run("--source", str(tmp_path / "q.json"), "--summary", str(tmp_path / "c.json"), "--max-iter", "40", "--strict")
-    assert r.returncode == 2 and r.stderr.startswith("error: summary QBAF 'cyc'") and "Traceback" not in r.stderr
+    code, _, err = main_inprocess(capsys, "--source", str(tmp_path / "q.json"), "--summary", str(tmp_path / "c.json"), "--max-iter", "40", "--strict")
+    assert code == 2 and err.startswith("error: summary QBAF 'cyc'") and "Traceback" not in err
 
 
 # ---------------------------------------------------------------------------- errors
@@ -172,13 +191,13 @@ def test_option_errors(args, exc, msg):
     assert r.exit_code != 0 and isinstance(r.exception, exc) and msg in str(r.exception)
 
 
-def test_missing_file_and_bad_json_exit_2(tmp_path):
-    r = run("--source", str(tmp_path / "missing.json"), "--summary", str(PAPER / "qa.json"))
-    assert r.returncode == 2 and "missing.json: no such file" in r.stderr
+def test_missing_file_and_bad_json_exit_2(tmp_path, capsys):
+    code, _, err = main_inprocess(capsys, "--source", str(tmp_path / "missing.json"), "--summary", str(PAPER / "qa.json"))
+    assert code == 2 and "missing.json: no such file" in err
     bad = tmp_path / "bad.json"
     bad.write_text('{"arguments": [\n  {"id": "p1", "kind": "proposal"},\n  {"id": }\n]}')
-    r = run("--source", str(PAPER / "q.json"), "--summary", str(bad))
-    assert r.returncode == 2 and "bad.json:3:" in r.stderr and "Traceback" not in r.stderr
+    code, _, err = main_inprocess(capsys, "--source", str(PAPER / "q.json"), "--summary", str(bad))
+    assert code == 2 and "bad.json:3:" in err and "Traceback" not in err
 
 
 def test_alignment_file_count_must_match():
@@ -187,11 +206,11 @@ def test_alignment_file_count_must_match():
     assert isinstance(r.exception, ConfigurationError) and "one alignment file per --summary" in str(r.exception)
 
 
-def test_alignment_file_errors_name_line(tmp_path):
+def test_alignment_file_errors_name_line(tmp_path, capsys):
     p = tmp_path / "al.csv"
     p.write_text("source,summary\na1,t1\na99,t2\n")
-    r = run("--source", str(DEBATE / "source.json"), "--summary", str(DEBATE / "summary_faithful.json"), "--alignment", str(p))
-    assert r.returncode == 2 and f"{p}:3: source id 'a99'" in r.stderr
+    code, _, err = main_inprocess(capsys, "--source", str(DEBATE / "source.json"), "--summary", str(DEBATE / "summary_faithful.json"), "--alignment", str(p))
+    assert code == 2 and f"{p}:3: source id 'a99'" in err
 
 
 # ---------------------------------------------------------------------------- documents → mining → evaluate
@@ -199,13 +218,13 @@ MINING = ROOT / "tests" / "fixtures" / "metrics" / "mining"
 RECORDED = f"recorded:{MINING / 'labels.jsonl'}?unknown=no-relation&key=texts"
 
 
-def test_text_path_mines_then_evaluates(tmp_path):
+def test_text_path_mines_then_evaluates(tmp_path, capsys):
     mined = tmp_path / "mined"
     args = ("--debate", str(MINING / "debate.json"), "--summary-doc", str(MINING / "summary.txt"), "--classifier", RECORDED,
             "--mined-dir", str(mined), "--baselines", "rouge", "--format", "json")
-    r = run(*args)
-    assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
+    code, out, err = main_inprocess(capsys, *args)
+    assert code == 0, err
+    d = json.loads(out)
     # The mined QBAFs are saved and embedded in the report.
     assert (mined / "source.json").exists() and (mined / "summary.json").exists()
     src, summ = d["source"], d["summary"]
@@ -220,9 +239,9 @@ def test_text_path_mines_then_evaluates(tmp_path):
     # Rerun resumes from the checkpoints: nothing is classified again, same report.
     ckpt = mined / "source.pairs.jsonl"
     before = ckpt.read_bytes()
-    r2 = run(*args)
-    assert r2.returncode == 0 and ckpt.read_bytes() == before
-    assert json.loads(r2.stdout)["pairwise"] == d["pairwise"]
+    code, out, err = main_inprocess(capsys, *args)
+    assert code == 0 and ckpt.read_bytes() == before
+    assert json.loads(out)["pairwise"] == d["pairwise"]
 
 
 @pytest.mark.parametrize(

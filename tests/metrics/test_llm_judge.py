@@ -93,28 +93,46 @@ def test_registry_and_qbafs(tmp_path, monkeypatch):
     assert ("a5", "t9") in {(p.source_id, p.summary_id) for p in res.pairs}  # "VAT is a national competence"
 
 
-def test_cli_align_llm_through_local_fake_server(tmp_path):
+def _main(capsys, args):
+    """``argfaith.cli.main`` in-process (exit codes and error handling included)."""
+    from argfaith.cli import main
+
+    old = sys.argv
+    sys.argv = ["argfaith", *args]
+    try:
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 0
+    finally:
+        sys.argv = old
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_align_llm_through_local_fake_server(tmp_path, monkeypatch, capsys):
     api = FakeAnthropicAPI(overlap_responder)
+    args = ["evaluate", "--source", str(DEBATE / "source.json"), "--summary", str(DEBATE / "summary_faithful.json"),
+            "--align", "llm", "--align-threshold", "0.3", "--format", "json", "--no-qbafs"]
+    monkeypatch.setenv("ARGFAITH_CACHE", str(tmp_path / "cache"))
     with api.serve() as url:
-        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": url, "ARGFAITH_CACHE": str(tmp_path / "cache"),
-               "PYTHONPATH": str(ROOT)}
-        cmd = [sys.executable, "-m", "argfaith", "evaluate", "--source", str(DEBATE / "source.json"),
-               "--summary", str(DEBATE / "summary_faithful.json"), "--align", "llm", "--align-threshold", "0.3",
-               "--format", "json", "--no-qbafs"]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
-        assert r.returncode == 0, r.stderr
-        d = json.loads(r.stdout)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+        code, out, err = _main(capsys, args)
+        assert code == 0, err
+        d = json.loads(out)
         assert d["alignment"]["method"] == "llm" and d["alignment"]["details"]["requests"] == 14
         assert "supplementary_recall" in d["pairwise"]
-        assert KEY not in r.stdout and KEY not in r.stderr
+        assert KEY not in out and KEY not in err
         # Second run: answered from the cache (no new requests), even without a key.
         n = len(api.message_calls())
-        env.pop("ANTHROPIC_API_KEY")
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
-        assert r.returncode == 0, r.stderr
+        monkeypatch.delenv("ANTHROPIC_API_KEY")
+        code, out, err = _main(capsys, args)
+        assert code == 0, err
         assert len(api.message_calls()) == n
-    # Without key and without cache: a one-line error, exit 2.
+    # Without key and without cache: a one-line error, exit 2 — through a real subprocess.
     env = {**os.environ, "ARGFAITH_CACHE": str(tmp_path / "empty"), "PYTHONPATH": str(ROOT)}
     env.pop("ANTHROPIC_API_KEY", None)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
-    assert r.returncode == 2 and r.stderr.startswith("error: ") and "ANTHROPIC_API_KEY" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "argfaith", *args], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 2 and "error: ANTHROPIC_API_KEY is not set" in r.stderr and "Traceback" not in r.stderr

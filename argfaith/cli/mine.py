@@ -40,11 +40,9 @@ def make_classifier(spec: str | None) -> tuple[Any, str]:
     """The relation classifier for a ``--classifier`` spec, and the spec actually used.
 
     No spec: Claude when ``ANTHROPIC_API_KEY`` is set, else the offline classifier (with a loud
-    warning). ``recorded:FILE[?unknown=no-relation&key=ids]`` replays labels; other names go to
-    the classifier registry (``offline``, ``claude``, ...).
+    warning). Names are resolved by :mod:`argfaith.mining.classifiers.registry` (``offline``,
+    ``claude[:MODEL][?...]``, ``recorded:FILE[?unknown=no-relation]``, ...).
     """
-    from argfaith.errors import ConfigurationError
-
     if spec is None:
         if os.environ.get("ANTHROPIC_API_KEY"):
             spec = "claude"
@@ -55,29 +53,9 @@ def make_classifier(spec: str | None) -> tuple[Any, str]:
                 "classifier. Its relations are much less accurate than Claude's (see docs/classifiers.md); "
                 "pass --classifier explicitly to silence this warning."
             )
-    if spec.startswith("recorded:"):
-        from argfaith.mining.classifiers.recorded import make_recorded_classifier
+    from argfaith.mining.classifiers.registry import make_classifier as from_registry
 
-        return make_recorded_classifier(spec[len("recorded:") :]), spec
-    try:
-        from argfaith.mining.classifiers import registry  # type: ignore[attr-defined]
-    except ImportError:
-        registry = None  # the registry is optional: Claude still works through its own factory
-    if registry is not None and hasattr(registry, "make_classifier"):
-        return registry.make_classifier(spec), spec
-    name, _, query = spec.partition("?")
-    if name == "offline":
-        from argfaith.mining.classifiers.offline import OfflineRelationClassifier
-
-        return OfflineRelationClassifier(), spec
-    if name == "claude" or name.startswith("claude:"):
-        from argfaith.mining.classifiers.claude import make_claude_classifier
-
-        opts: dict[str, Any] = dict(p.partition("=")[::2] for p in query.split("&") if p)
-        if ":" in name:
-            opts["model"] = name.split(":", 1)[1]
-        return make_claude_classifier(**opts), spec
-    raise ConfigurationError(f"unknown classifier {spec!r}: this installation knows offline, claude and recorded:FILE")
+    return from_registry(spec), spec
 
 
 def _cheap_classifier_factory():  # type: ignore[no-untyped-def]
@@ -163,6 +141,10 @@ def mine(
             doc, units=units.value, candidates=candidates, segmenter=segmenter, policy=policy, cheap_classifier=cheap, seed=seed
         )
     if dry_run:
+        if model is None and classifier and classifier.lower().startswith("claude:"):
+            from argfaith.mining.classifiers.registry import parse_spec
+
+            model = parse_spec(classifier)[1]  # price the model the user named
         _dry_run(plan, classifier, dry_run_format, model)
         return
     assert out is not None

@@ -76,22 +76,50 @@ def test_mine_summary_and_dry_run(tmp_path: Path, labels: Path):
 
 
 def test_errors_exit_2_with_a_message(tmp_path: Path, labels: Path):
+    # Through the real entry point: one line "error: ...", status 2, no traceback.
     r = run(str(tmp_path / "nope"), "--out", str(tmp_path / "q.json"), "--classifier", f"recorded:{labels}")
     assert r.returncode == 2 and r.stderr.startswith("error: ") and "nope" in r.stderr and "Traceback" not in r.stderr
-    r = run(str(DEBATE), "--summary", str(NULL_SUMMARY), "--out", str(tmp_path / "q.json"), "--classifier", f"recorded:{labels}")
-    assert r.returncode == 2 and "key 'summary' is null" in r.stderr
     r = run(str(DEBATE), "--out", str(tmp_path / "q.json"), "--classifier", f"recorded:{labels}")  # unknown pairs → error policy
-    assert r.returncode == 2 and "no recorded label for pair" in r.stderr
-    r = run(str(DEBATE), "--classifier", f"recorded:{labels}")
-    assert r.returncode == 2 and "--out FILE is required" in r.stderr
+    assert r.returncode == 2 and "no recorded label for pair" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    "args, exc, message",
+    [
+        (["--summary", str(NULL_SUMMARY), "--out", "{tmp}/q.json"], "DataFormatError", "key 'summary' is null"),
+        ([], "ConfigurationError", "--out FILE is required"),
+        (["--candidates", "nearest:3", "--dry-run"], "ConfigurationError", "unknown candidate strategy"),
+        (["--units", "spans", "--dry-run", "--summary", str(SUMMARY)], None, None),  # spans ignored for summaries
+    ],
+)
+def test_error_cases_raise_the_documented_errors(tmp_path: Path, labels: Path, args, exc, message):
+    from typer.testing import CliRunner
+
+    from argfaith.cli import app
+
+    argv = ["mine", str(DEBATE), "--classifier", f"recorded:{labels}", *[a.replace("{tmp}", str(tmp_path)) for a in args]]
+    res = CliRunner().invoke(app, argv)
+    if exc is None:
+        assert res.exit_code == 0, res.output
+        return
+    assert type(res.exception).__name__ == exc and message in str(res.exception)
 
 
 def test_without_key_and_classifier_the_offline_choice_is_loud(tmp_path: Path):
     r = run(str(DEBATE), "--out", str(tmp_path / "q.json"), "-q")
     assert "OFFLINE" in r.stderr and "ANTHROPIC_API_KEY" in r.stderr
-    assert r.returncode in (0, 2)  # 2 only while no offline classifier is installed
-    if r.returncode == 0:
-        assert json.loads((tmp_path / "q.json").read_text())["metadata"]["classifier_spec"] == "offline"
+    assert r.returncode == 0, r.stderr
+    q = json.loads((tmp_path / "q.json").read_text())
+    assert q["metadata"]["classifier_spec"] == "offline" and q["metadata"]["classifier"] == "offline"
+
+
+def test_cascade_dry_run_uses_the_offline_model(tmp_path: Path):
+    r = run(str(DEBATE), "--dry-run", "--format", "json", "--candidates", "cascade:0.5")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert info["candidates"] == "cascade:0.5"
+    assert info["n_candidates"] <= info["n_candidates_all"] == 33
+    assert info["estimates"] and info["estimates"][0]["pairs"] == info["n_candidates"]
 
 
 def test_cli_runner_transcript_and_sentences(tmp_path: Path, labels: Path):

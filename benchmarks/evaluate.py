@@ -17,6 +17,8 @@ Timed after one warm-up call (numba compilation, imports), median of ``repeats``
 * ``evaluate (no explanations)``;
 * ``evaluate + lexical alignment`` — adds TF-IDF alignment and π_sap / π_sar / π_pcc;
 * ``τ sweep 0.15,0.2,0.25`` — :func:`evaluate_many` at three τ;
+* ``evaluate, attack-heavy pair`` — 40% / 50% attacks and mutual attacks in the summary, so
+  credulous acceptance may need the SAT solver rather than the grounded-extension shortcuts;
 * components: ``dfquad_strengths``, ``pro_con_sets``, ``credulous_acceptance`` (both QBAFs) and
   ``explanations`` alone, and the renderers (table, Markdown, HTML).
 
@@ -58,7 +60,16 @@ def _sentence(rng: np.random.Generator) -> str:
     return " ".join(rng.choice(_WORDS, size=k)).capitalize() + "."
 
 
-def debate_pair(n_source: int = 200, n_summary: int = 60, n_proposals: int = 20, seed: int = 0) -> tuple[QBAF, QBAF]:
+def debate_pair(
+    n_source: int = 200,
+    n_summary: int = 60,
+    n_proposals: int = 20,
+    seed: int = 0,
+    source_attacks: float = 0.12,
+    summary_attacks: float = 0.2,
+    mutual: str = "support",
+    n_mutual: int = 3,
+) -> tuple[QBAF, QBAF]:
     """A random source QBAF (acyclic, temporal) and summary QBAF (cycles allowed)."""
     rng = np.random.default_rng(seed)
     props = [Argument(f"PAR-{i + 1}", "proposal", 0.5, text=_sentence(rng)) for i in range(n_proposals)]
@@ -75,7 +86,7 @@ def debate_pair(n_source: int = 200, n_summary: int = 60, n_proposals: int = 20,
             e = (src_args[i].id, t)
             if e in att or e in sup:
                 continue
-            (att if rng.random() < 0.12 else sup).add(e)
+            (att if rng.random() < source_attacks else sup).add(e)
     source = QBAF.from_arguments(props + src_args, sorted(att), sorted(sup), debate=True, name="synthetic debate")
     sum_args = [Argument(f"t{i + 1}", text=_sentence(rng)) for i in range(n_summary)]
     att, sup = set(), set()
@@ -91,12 +102,14 @@ def debate_pair(n_source: int = 200, n_summary: int = 60, n_proposals: int = 20,
             e = (sum_args[i].id, t)
             if e in att or e in sup:
                 continue
-            (att if rng.random() < 0.2 else sup).add(e)
-    for _ in range(3):  # a few mutual supports: cyclic components that need iteration
+            (att if rng.random() < summary_attacks else sup).add(e)
+    for _ in range(n_mutual):  # a few mutual supports / attacks: cyclic components
         i, j = (int(x) for x in rng.choice(n_summary, size=2, replace=False))
         for e in ((sum_args[i].id, sum_args[j].id), (sum_args[j].id, sum_args[i].id)):
-            if e not in att:
+            if mutual == "support" and e not in att:
                 sup.add(e)
+            elif mutual == "attack" and e not in sup:
+                att.add(e)
     p2 = [Argument(p.id, "proposal", 0.5, text=p.text) for p in props]
     summary = QBAF.from_arguments(p2 + sum_args, sorted(att), sorted(sup - att), debate=True, name="synthetic summary")
     return source, summary
@@ -134,6 +147,13 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
     r2 = add("evaluate + lexical alignment", lambda: evaluate(q, qs, alignment=al))
     rows[-1]["notes"] = f"{r2.alignment.n_pairs} aligned pairs"
     add("τ sweep 0.15,0.2,0.25 (evaluate_many)", lambda: evaluate_many(q, [qs], taus=[0.15, 0.2, 0.25]))
+    qh, qsh = debate_pair(seed=1, source_attacks=0.4, summary_attacks=0.5, mutual="attack", n_mutual=8)
+    rh = add("evaluate, attack-heavy pair (40% / 50% attacks, 8 mutual attacks)", lambda: evaluate(qh, qsh))
+    acc_h = (credulous_acceptance(qh), credulous_acceptance(qsh))
+    rows[-1]["notes"] = (
+        f"acceptance {acc_h[0].method} / {acc_h[1].method}, {acc_h[0].solver_calls + acc_h[1].solver_calls} solver calls; "
+        f"π_dpc={rh.pairwise.d_preferability_consistency:.2f}"
+    )
     add("dfquad_strengths (Q and Q*)", lambda: (dfquad_strengths(q), dfquad_strengths(qs)))
     add("pro_con_sets (all proposals, Q and Q*)", lambda: (pro_con_sets(q), pro_con_sets(qs)))
     acc = add("credulous_acceptance (proposals, Q and Q*)", lambda: (credulous_acceptance(q), credulous_acceptance(qs)))

@@ -60,8 +60,7 @@ def unicode_tokenize(text: str, *, stem: bool = False) -> list[str]:
     """
     toks = _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
     if stem:
-        st = _porter()
-        toks = [st.stem(t) if len(t) > 3 and t.isascii() else t for t in toks]
+        toks = [_stem(t) if len(t) > 3 and t.isascii() else t for t in toks]
     return toks
 
 
@@ -70,6 +69,12 @@ def _porter() -> Any:
     from nltk.stem import porter  # rouge-score's own dependency
 
     return porter.PorterStemmer()
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(token: str) -> str:
+    # Porter is slow in pure Python and texts repeat their words: memoise per token.
+    return str(_porter().stem(token))
 
 
 class UnicodeTokenizer:

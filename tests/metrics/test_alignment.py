@@ -175,6 +175,16 @@ def test_tfidf_against_sklearn():
     np.testing.assert_allclose(tfidf_cosine(src, summ), m[:3] @ m[3:].T, atol=1e-12)
 
 
+def test_tfidf_golden():
+    # N = 2 texts; idf(a) = ln(3/3) + 1 = 1, idf(b) = idf(c) = ln(3/2) + 1: cos = 1 / (1 + idf_b²).
+    import math
+
+    idf_b = math.log(3 / 2) + 1
+    assert tfidf_cosine(["a b"], ["a c"], stem=False)[0, 0] == pytest.approx(1 / (1 + idf_b**2))
+    assert tfidf_cosine(["x"], [""], stem=False)[0, 0] == 0.0
+    assert tfidf_cosine([], ["a"]).shape == (0, 1)
+
+
 def test_token_f1_golden():
     f = token_f1(["a b c d"], ["a b x"], stem=False)
     assert f[0, 0] == pytest.approx(2 * (2 / 3) * (2 / 4) / (2 / 3 + 2 / 4))

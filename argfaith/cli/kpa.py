@@ -70,12 +70,15 @@ def score_table(score: KPAScore, title: str) -> Any:
     from rich import box
     from rich.table import Table
 
-    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    from rich.text import Text
+
+    # topics and file names are data, not rich markup: wrap them in Text
+    t = Table(title=Text(title), box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column("topic", no_wrap=True, max_width=30, overflow="ellipsis")
     for col in ("±", "args", "kept", "pos s/r", "AP strict", "AP relaxed", "scaled s", "scaled r", "ties"):
         t.add_column(col, justify="right", no_wrap=True, min_width=len(col))
     for g in score.groups:
-        t.add_row(g.topic, f"{g.stance:+d}", str(g.n_arguments), str(g.n_kept), f"{g.n_positive_strict}/{g.n_positive_relaxed}",
+        t.add_row(Text(g.topic), f"{g.stance:+d}", str(g.n_arguments), str(g.n_kept), f"{g.n_positive_strict}/{g.n_positive_relaxed}",
                   f"{g.ap_strict:.4f}", f"{g.ap_relaxed:.4f}", f"{g.ap_strict_scaled:.4f}", f"{g.ap_relaxed_scaled:.4f}", str(g.tied_at_cut))
     t.add_section()
     t.add_row("mAP", "", str(score.n_arguments), str(sum(g.n_kept for g in score.groups)), "",
@@ -227,7 +230,7 @@ def match_cmd(
     p, secs = run_matcher(m, d)
     save_kpa_predictions(p, output)
     c = console(stderr=True)
-    c.print(f"wrote {sum(len(v) for v in p.values())} scores for {len(p)} arguments to {output} ({m.name}, {secs:.1f} s)", highlight=False)
+    c.print(f"wrote {sum(len(v) for v in p.values())} scores for {len(p)} arguments to {output} ({m.name}, {secs:.1f} s)", highlight=False, markup=False)
     if score:
         s = kpa_track1_score(p, d)
         warn_diagnostics(s)
@@ -281,6 +284,7 @@ def soft_cmd(
         return
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     def f(x: float | None) -> str:
         return "—" if x is None else f"{x:.4f}"
@@ -292,7 +296,7 @@ def soft_cmd(
     for grp in s.groups:
         name = "(all)" if grp.group is None else f"{grp.group[0]} ({grp.group[1]:+d})"
         rouge = [grp.rouge.rouge1.fmeasure, grp.rouge.rouge2.fmeasure, grp.rouge.rougeL.fmeasure] if grp.soft.soft_f1 is not None else [None] * 3
-        t.add_row(name, str(grp.soft.n_generated), str(grp.soft.n_reference), f(grp.soft.soft_precision), f(grp.soft.soft_recall),
+        t.add_row(Text(name), str(grp.soft.n_generated), str(grp.soft.n_reference), f(grp.soft.soft_precision), f(grp.soft.soft_recall),
                   f(grp.soft.soft_f1), *[f(x) for x in rouge])
     if len(s.groups) > 1:
         t.add_section()
@@ -434,7 +438,9 @@ def coverage_cmd(
         return "—" if x is None else f"{x:.4f}"
 
     c = console()
-    t = Table(title=f"Argument coverage — {summary.name} vs {source.name} ({r.alignment_method} alignment)", box=box.SIMPLE_HEAD)
+    from rich.text import Text
+
+    t = Table(title=Text(f"Argument coverage — {summary.name} vs {source.name} ({r.alignment_method} alignment)"), box=box.SIMPLE_HEAD)
     t.add_column("metric")
     t.add_column("value", justify="right")
     t.add_column("", justify="left")
@@ -446,5 +452,5 @@ def coverage_cmd(
         d.add_column(col)
     covered = set(r.covered)
     for i, a in enumerate(r.salient, 1):
-        d.add_row(str(i), a, f"{r.scores[a]:.4g}", "yes" if a in covered else "no")
+        d.add_row(str(i), Text(a), f"{r.scores[a]:.4g}", "yes" if a in covered else "no")
     c.print(d)

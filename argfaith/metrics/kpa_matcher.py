@@ -64,6 +64,7 @@ __all__ = [
     "EMBEDDING_FAMILY",
     "MATCHERS",
     "pair_features",
+    "feature_names",
     "fit_matcher_model",
     "fit_logistic_regression",
     "make_matcher",

@@ -150,3 +150,12 @@ def test_coverage_table_and_option_errors(tmp_path: Path) -> None:
     assert "π_cov (top 3 by strength)" in res.output and "π_sar" in res.output
     res = CliRunner().invoke(app, ["kpa", "coverage", str(PAPER / "q.json"), str(PAPER / "qb.json"), "--align", "id", "--align-threshold", "0.5"])
     assert res.exit_code != 0 and "--align-threshold applies" in str(res.exception)
+
+
+def test_markup_in_topics_is_printed_verbatim(tmp_path: Path) -> None:
+    for name in ("arguments", "key_points", "labels"):
+        text = (FIX / f"{name}_dev.csv").read_text().replace("Topic B", "[/bold][red]Topic B")
+        (tmp_path / f"{name}_dev.csv").write_text(text)
+    res = CliRunner().invoke(app, ["kpa", "score", "-p", str(FIX / "predictions_dev.json"), "--data", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "[/bold][red]Topic B" in res.output

@@ -299,19 +299,34 @@ def bipolar_rows(quick: bool, log: Callable[[str], None]) -> tuple[list[dict[str
     return rows, f"{len(rows)} rows from benchmarks/engine_bipolar.py run(quick={quick})"
 
 
-def run(quick: bool = False, *, repeat: int = 3, ref_cap: int = 100_000, bipolar: bool = True,
+TASKS = ("dfquad/dag", "dfquad/cyclic-sync", "dfquad/cyclic-rk4", "procon", "batch", "bipolar")
+
+
+def run(quick: bool = False, *, repeat: int = 3, ref_cap: int = 1_000_000, bipolar: bool = True,
+        only: tuple[str, ...] = TASKS,
         log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> tuple[list[dict[str, Any]], list[str]]:
-    """Run every workload; returns (rows, notes)."""
+    """Run the workloads named in ``only``; returns (rows, notes).
+
+    ``ref_cap`` is the largest DAG the reference runs on in full; on cyclic graphs the reference
+    runs up to min(ref_cap, 10^5) (sync) and min(ref_cap, 10^4) (rk4, four f-evaluations per
+    step) and is extrapolated beyond.
+    """
     _warm_up()
     sizes = QUICK_SIZES if quick else SIZES
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
-    rows += bench_dfquad(sizes, repeat, ref_cap, cyclic=False, method="sync", log=log)
-    rows += bench_dfquad(sizes, repeat, min(ref_cap, 10_000), cyclic=True, method="sync", log=log)
-    rows += bench_dfquad(tuple(s for s in sizes if s <= 100_000), repeat, min(ref_cap, 10_000), cyclic=True, method="rk4", log=log)
-    rows += bench_procon(sizes, repeat, sample=50 if quick else 1_000, log=log)
-    rows += bench_batch(2_000 if quick else 100_000, repeat, sample=500 if quick else 2_000, log=log)
-    if bipolar:
+    if "dfquad/dag" in only:
+        rows += bench_dfquad(sizes, repeat, ref_cap, cyclic=False, method="sync", log=log)
+    if "dfquad/cyclic-sync" in only:
+        rows += bench_dfquad(sizes, repeat, min(ref_cap, 100_000), cyclic=True, method="sync", log=log)
+    if "dfquad/cyclic-rk4" in only:
+        rk4_sizes = tuple(s for s in sizes if s <= 100_000)
+        rows += bench_dfquad(rk4_sizes, repeat, min(ref_cap, 10_000), cyclic=True, method="rk4", log=log)
+    if "procon" in only:
+        rows += bench_procon(sizes, repeat, sample=50 if quick else 1_000, log=log)
+    if "batch" in only:
+        rows += bench_batch(2_000 if quick else 100_000, repeat, sample=500 if quick else 2_000, log=log)
+    if bipolar and "bipolar" in only:
         more, note = bipolar_rows(quick, log)
         rows += more
         notes.append(note)
@@ -340,13 +355,15 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes only (smoke run)")
     ap.add_argument("--repeat", type=int, default=3, help="numba runs per measurement (best is kept)")
-    ap.add_argument("--reference-cap", type=int, default=100_000, help="largest DAG the reference runs on in full")
+    ap.add_argument("--reference-cap", type=int, default=1_000_000, help="largest DAG the reference runs on in full")
+    ap.add_argument("--only", nargs="+", choices=TASKS, default=list(TASKS), help="workloads to run")
     ap.add_argument("--skip-bipolar", action="store_true", help="do not import benchmarks/engine_bipolar.py")
     ap.add_argument("--out", type=Path, default=RESULTS, help="JSON output path")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     load0 = os.getloadavg()
-    rows, notes = run(args.quick, repeat=args.repeat, ref_cap=args.reference_cap, bipolar=not args.skip_bipolar)
+    rows, notes = run(args.quick, repeat=args.repeat, ref_cap=args.reference_cap, bipolar=not args.skip_bipolar,
+                      only=tuple(args.only))
     print_table(rows)
     import numba
 

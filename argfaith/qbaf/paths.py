@@ -69,9 +69,15 @@ class ProConIndex:
     def _k(self, target: str | int) -> int:
         if isinstance(target, (int, np.integer)):
             return int(target)
+        if "_position" not in self.__dict__:
+            # First occurrence wins when a target is listed twice (both slices are equal anyway).
+            pos: dict[str, int] = {}
+            for k, t in enumerate(self.targets):
+                pos.setdefault(t, k)
+            object.__setattr__(self, "_position", pos)
         try:
-            return self.targets.index(target)
-        except ValueError:
+            return self.__dict__["_position"][target]
+        except KeyError:
             raise KeyError(f"{target!r} is not one of the targets of this index") from None
 
     def pro(self, target: str | int) -> np.ndarray:
@@ -130,8 +136,13 @@ def pro_con_index(qbaf: QBAF, targets: Iterable[str] | None = None) -> ProConInd
     """
     from argfaith.qbaf._kernels import pro_con_chunk
 
-    ts = qbaf.proposals if targets is None else tuple(targets)
-    tidx = np.fromiter((qbaf.idx(t) for t in ts), dtype=np.int64, count=len(ts))
+    if targets is None:
+        # All proposals, without building the id → index map (10^6 ids cost seconds).
+        tidx = np.flatnonzero(qbaf.is_proposal).astype(np.int64)
+        ts = qbaf.proposals
+    else:
+        ts = tuple(targets)
+        tidx = np.fromiter((qbaf.idx(t) for t in ts), dtype=np.int64, count=len(ts))
     iptr, isrc, iatt = qbaf.in_csr
     n = qbaf.n
     # Work arrays shared by all chunks; the kernel leaves them clean, so each chunk costs

@@ -183,6 +183,24 @@ def test_larger_random_graphs_match_reference():
             assert (r.cyclic_components == 0) == acyclic
 
 
+@pytest.mark.parametrize("method", ["sync", "rk4"])
+@pytest.mark.parametrize("tau_cycle", [1.0, 0.7])
+def test_large_component_path_matches_reference(method, tau_cycle):
+    """Components of >= 256 arguments are iterated on a compact copy; it must be bit-identical,
+    including external predecessors, downstream arguments and non-convergence."""
+    n_cyc = 300
+    att = [(i, (i + 1) % n_cyc) for i in range(n_cyc)]  # an even attack cycle: oscillates under sync at τ = 1
+    sup = [(n_cyc, 0), (n_cyc, 150), (299, n_cyc + 1), (n_cyc + 1, n_cyc + 2)]  # in from outside, out downstream
+    att += [(n_cyc + 3, 7)]
+    q = QBAF.from_arrays([tau_cycle] * n_cyc + [0.4, 0.5, 0.6, 0.9], att, sup)
+    r = dfquad_strengths(q, method=method, max_iter=400)
+    vals, conv, it, res = dfquad_reference(q, method=method, max_iter=400)
+    assert np.array_equal(r.values, np.array(vals)) and (r.converged, r.iterations, r.residual) == (conv, it, res)
+    assert r.cyclic_components == 1
+    if not r.converged:
+        assert len(r.not_converged) == n_cyc
+
+
 # ------------------------------------------------------------------------------ graph helpers
 @SETTINGS
 @given(qbafs(max_size=9))

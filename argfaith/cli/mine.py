@@ -169,10 +169,21 @@ def mine(
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        result = run_plan(
-            plan, clf, tau=tau, checkpoint=ckpt, restart=restart, progress=progress, chunk_size=chunk_size,
-            info={"classifier_spec": spec, "checkpoint": str(ckpt)},
-        )
+        try:
+            result = run_plan(
+                plan, clf, tau=tau, checkpoint=ckpt, restart=restart, progress=progress, chunk_size=chunk_size,
+                info={"classifier_spec": spec, "checkpoint": str(ckpt)},
+            )
+        except KeyboardInterrupt:
+            # Typer would swallow the interrupt silently; say what is saved and how to resume.
+            bar.stop()
+            saved = max(0, sum(1 for _ in open(ckpt, encoding="utf-8")) - 1) if ckpt.exists() else 0
+            print(
+                f"interrupted: {saved:,} of {len(plan.pairs):,} pairs are saved in {ckpt}; "
+                "rerun the same command to resume",
+                file=sys.stderr,
+            )
+            raise typer.Exit(130) from None
     from argfaith.qbaf import save_qbaf
 
     save_qbaf(result.qbaf, out)

@@ -141,3 +141,52 @@ def test_cli_runner_transcript_and_sentences(tmp_path: Path, labels: Path):
     q = json.loads(out.read_text(encoding="utf-8"))
     assert q["attacks"] == [["t-2-1", "t-1-1"]]
     assert q["metadata"]["unit_policy"]["min_words"] == 0
+
+
+def _big_debate(path: Path, n_speeches: int = 25, per_speech: int = 8) -> Path:
+    """A self-written debate large enough (200 sentences, ~21k pairs) to interrupt mid-run."""
+    import random
+
+    rng = random.Random(7)
+    topics = ["school meals", "fishing quotas", "rail freight", "energy prices", "farm subsidies", "data privacy"]
+    verbs = ["will improve", "cannot fix", "threatens", "supports", "undermines", "requires"]
+    objs = ["local jobs", "public budgets", "small firms", "consumer safety", "the single market", "rural areas"]
+    speeches = []
+    for i in range(n_speeches):
+        sents = [f"{rng.choice(topics).capitalize()} {rng.choice(verbs)} {rng.choice(objs)} in region {rng.randint(1, 99)}." for _ in range(per_speech)]
+        speeches.append({"id": f"1-{i:03d}", "speaker": f"Member {i}", "text": " ".join(sents)})
+    data = {"id": "big", "title": "A long debate (debate)", "provisions": [f"{k}. Calls for action on {t};" for k, t in enumerate(topics, 1)], "interventions": speeches}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_ctrl_c_then_rerun_resumes(tmp_path: Path):
+    import signal
+    import time
+
+    debate = _big_debate(tmp_path / "big.json")
+    out = tmp_path / "q.json"
+    ckpt = tmp_path / "q.pairs.jsonl"
+    cmd = [sys.executable, "-m", "argfaith", "mine", str(debate), "--classifier", "offline", "--out", str(out), "--chunk-size", "300", "-q"]
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        if ckpt.exists() and len(ckpt.read_bytes().splitlines()) > 301:  # header + at least one chunk
+            p.send_signal(signal.SIGINT)
+            break
+        time.sleep(0.05)
+    _, err = p.communicate(timeout=120)
+    if p.returncode == 0:
+        pytest.skip("the run finished before it could be interrupted (machine too fast for this size)")
+    assert p.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists()
+    saved = len(ckpt.read_text(encoding="utf-8").splitlines()) - 1
+    assert saved >= 300
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"({saved:,} resumed" in r.stderr
+    q = json.loads(out.read_text(encoding="utf-8"))
+    assert q["metadata"]["counts"]["candidate_pairs_classified"] == 200 * 199 // 2 + 200 * 6

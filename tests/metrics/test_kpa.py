@@ -172,14 +172,38 @@ def test_average_precision_equals_sklearn_with_ties(pairs: list[tuple[int, int]]
     assert average_precision(labels, scores) == pytest.approx(sk.average_precision_score(labels, scores), abs=1e-12)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 6)), min_size=1, max_size=30))
+def test_average_precision_equals_threshold_definition(pairs: list[tuple[int, int]]) -> None:
+    labels = [y for y, _ in pairs]
+    scores = [s / 6 for _, s in pairs]
+    pos = sum(labels)
+    expected, prev_r = 0.0, 0.0
+    for t in sorted(set(scores), reverse=True):  # one precision/recall point per distinct score
+        sel = [y for y, s in zip(labels, scores) if s >= t]
+        r = sum(sel) / pos if pos else 0.0
+        expected += (r - prev_r) * (sum(sel) / len(sel))
+        prev_r = r
+    assert average_precision(labels, scores) == pytest.approx(expected, abs=1e-12)
+
+
 # --- whole procedure against a reference after the official script (e09636f) ------------------
 
-def _official_reference(preds: dict, data: KPAData, scaled: bool) -> tuple[float, float]:
-    """All same-group pairs, unpredicted = 0, best per argument, top floor(n/2), sklearn AP with
-    the all-negative guard; the scaled variant multiplies by positives/kept. Ties are excluded by
-    the caller (the official script breaks them at random)."""
-    from sklearn.metrics import average_precision_score
+def _ap_without_ties(y: list[int], scores: list[float]) -> float:
+    """Textbook AP for distinct scores: mean over positives of the precision at their rank."""
+    ranked = [lab for _, lab in sorted(zip(scores, y), key=lambda t: -t[0])]
+    hits, total = 0, 0.0
+    for i, lab in enumerate(ranked, 1):
+        if lab:
+            hits += 1
+            total += hits / i
+    return total / hits if hits else 0.0
 
+
+def _official_reference(preds: dict, data: KPAData, scaled: bool, ap=_ap_without_ties) -> tuple[float, float]:
+    """All same-group pairs, unpredicted = 0, best per argument, top floor(n/2), AP with the
+    all-negative guard; the scaled variant multiplies by positives/kept. Ties are excluded by
+    the caller (the official script breaks them at random)."""
     out = []
     for relaxed in (False, True):
         aps = []
@@ -198,8 +222,8 @@ def _official_reference(preds: dict, data: KPAData, scaled: bool) -> tuple[float
             if all(v == 0 for v in y):
                 aps.append(0.0)
                 continue
-            ap = average_precision_score(y, [r[0] for r in top])
-            aps.append(ap * sum(y) / len(y) if scaled else ap)
+            a_p = ap(y, [r[0] for r in top])
+            aps.append(a_p * sum(y) / len(y) if scaled else a_p)
         out.append(sum(aps) / len(aps))
     return out[0], out[1]
 
@@ -236,13 +260,22 @@ def _kpa_problems(draw: st.DrawFn) -> tuple[KPAData, dict]:
 @settings(max_examples=150, deadline=None)
 @given(_kpa_problems())
 def test_matches_official_procedure_without_ties(problem: tuple[KPAData, dict]) -> None:
-    pytest.importorskip("sklearn")
     data, preds = problem
     s = kpa_track1_score(preds, data)
     assert (s.map_strict, s.map_relaxed) == pytest.approx(_official_reference(preds, data, False), abs=1e-12)
     assert (s.map_strict_scaled, s.map_relaxed_scaled) == pytest.approx(
         _official_reference(preds, data, True), abs=1e-12)
     assert s.tied_best == 0 and all(g.tied_at_cut == 0 for g in s.groups)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_kpa_problems())
+def test_matches_official_procedure_on_sklearn_ap(problem: tuple[KPAData, dict]) -> None:
+    sk = pytest.importorskip("sklearn.metrics")
+    data, preds = problem
+    s = kpa_track1_score(preds, data)
+    ref = _official_reference(preds, data, False, ap=lambda y, sc: float(sk.average_precision_score(y, sc)))
+    assert (s.map_strict, s.map_relaxed) == pytest.approx(ref, abs=1e-12)
 
 
 @settings(max_examples=100, deadline=None)

@@ -107,6 +107,20 @@ def test_logistic_regression_equals_sklearn() -> None:
         fit_logistic_regression(X, np.ones(300))
 
 
+def test_logistic_regression_solves_its_optimality_condition() -> None:
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3)) * [2, 1, 0.1]
+    y = (X[:, 0] - X[:, 1] + rng.normal(size=200) > 0).astype(float)
+    l2 = 0.7
+    w, b, mean, scale = fit_logistic_regression(X, y, l2=l2)
+    Z = (X - mean) / scale
+    p = 1 / (1 + np.exp(-(Z @ w + b)))
+    # gradient of sum(log-loss) + l2/2 |w|^2 (bias unpenalised) vanishes at the optimum
+    np.testing.assert_allclose(Z.T @ (p - y) + l2 * w, 0, atol=1e-8)
+    assert abs(float((p - y).sum())) < 1e-8
+    np.testing.assert_allclose(scale, X.std(axis=0))
+
+
 def test_learned_matcher_fits_on_train_and_scores_dev(dev: KPAData, train: KPAData, tmp_path: Path) -> None:
     m = make_matcher("lexical").fit(train)
     assert isinstance(m, LearnedMatcher) and m.model is not None

@@ -230,7 +230,7 @@ class TopKLexical:
 
     def prune(self, pairs, units, *, topic=None) -> PruneResult:  # type: ignore[no-untyped-def]
         ids = sorted({p.source_id for p in pairs} | {p.target_id for p in pairs})
-        vecs = dict(zip(ids, tfidf_vectors([units[i].text for i in ids])))
+        vecs = dict(zip(ids, tfidf_vectors([units[i].text for i in ids]), strict=True))
         kept: list[CandidatePair] = []
         for src, group in _group_by_source(pairs).items():
             v = vecs[src]
@@ -305,7 +305,7 @@ class Cascade:
             raise ConfigurationError(f"cascade classifier {clf.name!r} returned {len(preds)} predictions for {len(pairs)} pairs")
         kept: list[CandidatePair] = []
         scores: dict[tuple[str, str], Prediction] = {}
-        for p, pr in zip(pairs, preds):
+        for p, pr in zip(pairs, preds, strict=True):
             pn = p_no_relation(pr)
             if pn is None:
                 raise ConfigurationError(

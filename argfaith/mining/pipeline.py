@@ -408,7 +408,7 @@ def run_plan(
             )
         if ckpt is not None:
             ckpt.append(chunk, preds)
-        for p, pr in zip(chunk, preds):
+        for p, pr in zip(chunk, preds, strict=True):
             done[(p.source_id, p.target_id)] = pr
         n_done += len(chunk)
         if progress is not None:

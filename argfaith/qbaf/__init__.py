@@ -16,6 +16,7 @@ from argfaith.qbaf.bipolar import (
     is_d_admissible,
     set_attacks,
 )
+from argfaith.qbaf.batch import BatchStrengthResult, QBAFBatch, dfquad_batch
 from argfaith.qbaf.dfquad import StrengthResult, dfquad_strengths
 from argfaith.qbaf.errors import (
     BaseScoreError,
@@ -47,11 +48,13 @@ from argfaith.qbaf.io import (
     to_networkx,
 )
 from argfaith.qbaf.paths import ProCon, con_arguments, pro_arguments, pro_con, pro_con_sets, relevant_arguments
+from argfaith.qbaf.paths import ProConIndex, pro_con_index, relevance_mask
 
 __all__ = [
     "QBAF", "Argument", "ArgumentKind", "PROPOSAL", "SPEECH",
     "DEFAULT_PROPOSAL_BASE_SCORE", "DEFAULT_SPEECH_BASE_SCORE",
-    "StrengthResult", "dfquad_strengths",
+    "StrengthResult", "dfquad_strengths", "QBAFBatch", "BatchStrengthResult", "dfquad_batch",
+    "ProConIndex", "pro_con_index", "relevance_mask",
     "ProCon", "pro_con", "pro_arguments", "con_arguments", "pro_con_sets", "relevant_arguments",
     "AcceptanceResult", "set_attacks", "credulous_acceptance", "d_preferred_extensions",
     "SetAttacks", "ArgumentDecision", "FrameworkTooLargeError", "is_conflict_free", "defends",

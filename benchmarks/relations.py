@@ -41,12 +41,7 @@ sys.path.insert(0, str(ROOT))
 from argfaith.bench.relations import cross_validate, pair_query, run_relation_benchmark, trainer_for  # noqa: E402
 from argfaith.datasets.relations import load_amelia_pairs, load_relation_pairs  # noqa: E402
 from argfaith.mining.classifiers.base import PairQuery  # noqa: E402
-from argfaith.mining.classifiers.offline import (  # noqa: E402
-    OfflineRelationClassifier,
-    _default_idf_path,
-    load_idf,
-    train_offline_classifier,
-)
+from argfaith.mining.classifiers.offline import default_idf_path, load_idf, train_offline_classifier  # noqa: E402
 from argfaith.mining.classifiers.registry import make_classifier  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "relations.json"
@@ -96,7 +91,7 @@ def quality(data: Path, seeds: int) -> list[dict[str, Any]]:
             in_sample = run_relation_benchmark(ep, clf)
             rows[-1]["in_sample_macro_f1"] = round(in_sample.report.macro_f1, 4)
     # Cross-domain: the offline features and learner trained on Amelia train.
-    idf = load_idf(_default_idf_path())
+    idf = load_idf(default_idf_path())
     t0 = time.perf_counter()
     am = train_offline_classifier([pair_query(p) for p in amelia_train], [p.label for p in amelia_train], idf)
     fit_s = time.perf_counter() - t0

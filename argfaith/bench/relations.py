@@ -282,9 +282,9 @@ def trainer_for(name: str, **options: Any) -> Trainer:
     classifiers that cannot be trained.
     """
     if name == "offline":
-        from argfaith.mining.classifiers.offline import _default_idf_path, load_idf, train_offline_classifier
+        from argfaith.mining.classifiers.offline import default_idf_path, load_idf, train_offline_classifier
 
-        idf = load_idf(_default_idf_path())
+        idf = load_idf(default_idf_path())
         return lambda q, y, w: train_offline_classifier(q, y, idf, sample_weight=w, **options)
     if name == "embedding":
         from argfaith.mining.classifiers._linear import LinearModel
@@ -293,9 +293,9 @@ def trainer_for(name: str, **options: Any) -> Trainer:
             default_embedding_weights_path,
             train_embedding_classifier,
         )
-        from argfaith.mining.classifiers.offline import _default_idf_path, load_idf
+        from argfaith.mining.classifiers.offline import default_idf_path, load_idf
 
-        idf = load_idf(_default_idf_path())
+        idf = load_idf(default_idf_path())
         # The unsupervised projections are reused from the shipped model; the weights are refitted.
         arrays = LinearModel.load_arrays(default_embedding_weights_path())
         encoder = SentenceEncoder()

@@ -67,10 +67,10 @@ class LexicalClassifier:
     def __init__(self, threshold: float = 0.15) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ConfigurationError(f"lexical threshold must be in [0, 1], got {threshold}")
-        from argfaith.mining.classifiers.offline import PairFeaturizer, _default_idf_path, load_idf
+        from argfaith.mining.classifiers.offline import PairFeaturizer, default_idf_path, load_idf
 
         self.threshold = threshold
-        self._featurizer = PairFeaturizer(load_idf(_default_idf_path()))
+        self._featurizer = PairFeaturizer(load_idf(default_idf_path()))
         self._usage = Usage()
 
     @property

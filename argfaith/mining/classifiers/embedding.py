@@ -25,7 +25,7 @@ from argfaith.errors import ConfigurationError, MissingExtraError
 from argfaith.mining.classifiers._linear import LinearModel, fit_logistic_regression
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
 from argfaith.mining.classifiers.offline import FEATURE_NAMES as OFFLINE_FEATURES
-from argfaith.mining.classifiers.offline import IdfTable, PairFeaturizer, _default_idf_path, load_idf
+from argfaith.mining.classifiers.offline import IdfTable, PairFeaturizer, default_idf_path, load_idf
 
 __all__ = [
     "SentenceEncoder",
@@ -180,7 +180,7 @@ class EmbeddingRelationClassifier:
         self.pair_proj = pair_proj
         self.src_proj = src_proj
         self.encoder = encoder if encoder is not None else SentenceEncoder()
-        self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(_default_idf_path()))
+        self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(default_idf_path()))
         self.batch_size = batch_size
         self._usage = Usage()
 

@@ -45,6 +45,9 @@ __all__ = [
     "OfflineRelationClassifier",
     "train_offline_classifier",
     "default_weights_path",
+    "default_idf_path",
+    "load_idf",
+    "load_offline_model",
     "FEATURE_NAMES",
 ]
 
@@ -267,7 +270,8 @@ def default_weights_path() -> Path:
     return Path(str(resources.files("argfaith") / "data" / "offline_relation_model.npz"))
 
 
-def _default_idf_path() -> Path:
+def default_idf_path() -> Path:
+    """The shipped IDF table (``argfaith/data/offline_idf.json``)."""
     return Path(str(resources.files("argfaith") / "data" / "offline_idf.json"))
 
 
@@ -298,7 +302,7 @@ class OfflineRelationClassifier:
         if set(model.classes) != set(LABELS):
             raise ConfigurationError(f"offline model classes {model.classes} are not {LABELS}")
         self.model = model
-        self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(_default_idf_path()))
+        self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(default_idf_path()))
         self.batch_size = batch_size
         self._usage = Usage()
 

@@ -2,8 +2,11 @@
 
 Workloads (all random, seeded; base scores uniform in [0, 1]; half attacks, half supports):
 
-* ``dfquad/dag``: random DAGs of 10^3..10^6 arguments with ~5 edges per argument (each edge
-  goes to a uniformly chosen lower rank, labels shuffled so memory order is random);
+* ``dfquad/dag``: random DAGs of 10^3..10^6 arguments with ~5 edges per argument, each edge
+  from an argument to a uniformly chosen earlier one — numbered in debate order like a source
+  QBAF (the kernel then evaluates rows sequentially);
+* ``dfquad/dag-shuffled``: the same DAGs with randomly permuted labels (no usable order:
+  depth-first post-order, random memory access — the worst case);
 * ``dfquad/cyclic-sync``, ``dfquad/cyclic-rk4``: uniformly random digraphs with ~5 edges per
   argument — one giant strongly connected component iterated to tol = 1e-9;
 * ``procon/corpus``: pro/con sets of *every* proposal of a corpus of debate QBAFs (debates of
@@ -69,13 +72,15 @@ def _split(e: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndar
     return np.ascontiguousarray(e[is_att]), np.ascontiguousarray(e[~is_att])
 
 
-def random_dag(n: int, seed: int = 0, k: int = EDGES_PER_ARGUMENT) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(τ, attacks, supports) of a random DAG with ~k·n edges and randomly permuted labels."""
+def random_dag(n: int, seed: int = 0, k: int = EDGES_PER_ARGUMENT, shuffle: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(τ, attacks, supports) of a random DAG with ~k·n edges, each from an argument to a
+    uniformly chosen earlier one (debate order, like a source QBAF); ``shuffle`` relabels the
+    arguments randomly (the worst case for memory locality)."""
     rng = np.random.default_rng(seed)
     m = k * n
     src = rng.integers(1, n, m) if n > 1 else np.zeros(0, np.int64)
     tgt = (rng.random(len(src)) * src).astype(np.int64)  # a lower rank: acyclic
-    perm = rng.permutation(n)
+    perm = rng.permutation(n) if shuffle else np.arange(n)
     e = _dedupe(perm[src], perm[tgt], n, rng)
     return (rng.random(n), *_split(e, rng))
 
@@ -180,11 +185,12 @@ def _warm_up() -> None:
 
 
 # ----------------------------------------------------------------------------------- tasks
-def bench_dfquad(sizes: tuple[int, ...], repeat: int, ref_cap: int, cyclic: bool, method: str, log: Callable[[str], None]) -> list[dict[str, Any]]:
+def bench_dfquad(sizes: tuple[int, ...], repeat: int, ref_cap: int, cyclic: bool, method: str, log: Callable[[str], None],
+                 shuffle: bool = False) -> list[dict[str, Any]]:
     rows = []
     last_ref: tuple[float, int] | None = None  # (seconds per edge-visit, size) of the largest measured reference
     for n in sizes:
-        tau, att, sup = (random_digraph if cyclic else random_dag)(n, seed=n)
+        tau, att, sup = random_digraph(n, seed=n) if cyclic else random_dag(n, seed=n, shuffle=shuffle)
         b_wall, _, q = _best(lambda: QBAF.from_arrays(tau, att, sup), 1 if n >= 10**6 else repeat)
         wall, cpu, r = _best(lambda: dfquad_strengths(q, method=method, max_iter=1000), repeat)
         sweeps = max(1, r.iterations) * (4 if method == "rk4" else 1)
@@ -202,7 +208,7 @@ def bench_dfquad(sizes: tuple[int, ...], repeat: int, ref_cap: int, cyclic: bool
             ref_wall = last_ref[0] * (q.n_edges * sweeps + q.n)
             extrapolated = True
             notes += f"; reference extrapolated per edge-visit from n={last_ref[1]}"
-        task = "dfquad/dag" if not cyclic else f"dfquad/cyclic-{method}"
+        task = ("dfquad/dag-shuffled" if shuffle else "dfquad/dag") if not cyclic else f"dfquad/cyclic-{method}"
         rows.append(_row(task, q.n, q.n_edges, wall, cpu, build_seconds=b_wall, reference_seconds=ref_wall,
                          reference_extrapolated=extrapolated, notes=notes))
         log(f"{task} n={n}: {wall:.4f} s (build {b_wall:.3f} s), reference {ref_wall:.2f} s")
@@ -299,7 +305,7 @@ def bipolar_rows(quick: bool, log: Callable[[str], None]) -> tuple[list[dict[str
     return rows, f"{len(rows)} rows from benchmarks/engine_bipolar.py run(quick={quick})"
 
 
-TASKS = ("dfquad/dag", "dfquad/cyclic-sync", "dfquad/cyclic-rk4", "procon", "batch", "bipolar")
+TASKS = ("dfquad/dag", "dfquad/dag-shuffled", "dfquad/cyclic-sync", "dfquad/cyclic-rk4", "procon", "batch", "bipolar")
 
 
 def run(quick: bool = False, *, repeat: int = 3, ref_cap: int = 1_000_000, bipolar: bool = True,
@@ -317,6 +323,8 @@ def run(quick: bool = False, *, repeat: int = 3, ref_cap: int = 1_000_000, bipol
     notes: list[str] = []
     if "dfquad/dag" in only:
         rows += bench_dfquad(sizes, repeat, ref_cap, cyclic=False, method="sync", log=log)
+    if "dfquad/dag-shuffled" in only:
+        rows += bench_dfquad(sizes, repeat, ref_cap, cyclic=False, method="sync", log=log, shuffle=True)
     if "dfquad/cyclic-sync" in only:
         rows += bench_dfquad(sizes, repeat, min(ref_cap, 100_000), cyclic=True, method="sync", log=log)
     if "dfquad/cyclic-rk4" in only:

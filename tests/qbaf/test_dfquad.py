@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from argfaith.qbaf import QBAF, NotConvergedError, UnknownArgumentError, dfquad_strengths
 from argfaith.qbaf.graph import strongly_connected_components, topological_order
 from argfaith.qbaf.reference import aggregate_reference, combine_reference, dfquad_reference
-from argfaith.qbaf.strategies import acyclic_qbafs, cyclic_qbafs, qbafs
+from argfaith.qbaf.strategies import acyclic_qbafs, cyclic_qbafs, debate_qbafs, qbafs
 
 # The first example of a fresh process may load compiled kernels from the numba cache.
 SETTINGS = settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
@@ -56,6 +56,19 @@ def test_kernel_equals_reference_on_cyclic_graphs_with_tolerances(q, tol):
         assert np.array_equal(r.values, np.array(vals))
         assert (r.converged, r.iterations, r.residual) == (converged, iterations, residual)
         assert r.cyclic_components >= 1
+
+
+@SETTINGS
+@given(debate_qbafs(max_speech=10), st.booleans())
+def test_index_ordered_dags_match_reference(q, reverse):
+    """Source QBAFs are numbered in debate order (edges point to earlier arguments), which takes
+    the sequential one-pass path; the mirrored numbering takes it in the other direction."""
+    if reverse:
+        n = q.n
+        q = QBAF.from_arrays(q.base_scores[::-1], n - 1 - q.attack_array, n - 1 - q.support_array)
+    r = dfquad_strengths(q)
+    vals, converged, iterations, residual = dfquad_reference(q)
+    assert np.array_equal(r.values, np.array(vals)) and (r.converged, r.iterations, r.residual) == (True, 0, 0.0)
 
 
 @SETTINGS
@@ -166,11 +179,13 @@ def test_bad_options_are_rejected(kw, msg):
 
 def test_larger_random_graphs_match_reference():
     rng = np.random.default_rng(7)
-    for n, acyclic in ((3000, True), (3000, False), (400, False)):
+    for n, acyclic, shuffle in ((3000, True, True), (3000, True, False), (3000, False, True), (400, False, True)):
         m = 3 * n
         e = rng.integers(0, n, size=(4 * m, 2))
         if acyclic:
             e = e[e[:, 0] > e[:, 1]]
+            if shuffle:
+                e = rng.permutation(n)[e]  # random labels: the depth-first path
         e = np.unique(e, axis=0)[:m]
         rng.shuffle(e)
         is_att = rng.random(len(e)) < 0.5

@@ -22,7 +22,7 @@ def test_engine_benchmark_quick(tmp_path):
     assert "dfquad/dag" in r.stdout and "reference s" in r.stdout
     data = json.loads(out.read_text())
     tasks = {row["task"] for row in data["rows"]}
-    assert {"dfquad/dag", "dfquad/cyclic-sync", "dfquad/cyclic-rk4", "procon/corpus", "relevance/corpus", "batch/dag", "batch/cyclic"} <= tasks
+    assert {"dfquad/dag", "dfquad/dag-shuffled", "dfquad/cyclic-sync", "dfquad/cyclic-rk4", "procon/corpus", "relevance/corpus", "batch/dag", "batch/cyclic"} <= tasks
     for row in data["rows"]:
         assert row["seconds"] >= 0 and row["reference_seconds"] > 0 and row["n_arguments"] > 0
     assert data["meta"]["quick"] is True and data["meta"]["cpus"] >= 1
@@ -37,9 +37,12 @@ def test_generators_have_the_promised_shape():
     from argfaith.qbaf import QBAF
     from argfaith.qbaf.batch import QBAFBatch
 
-    tau, att, sup = bench.random_dag(2000, seed=1)
-    q = QBAF.from_arrays(tau, att, sup)
-    assert q.is_acyclic() and 4 * q.n < q.n_edges <= 5 * q.n
+    for shuffle in (False, True):
+        tau, att, sup = bench.random_dag(2000, seed=1, shuffle=shuffle)
+        q = QBAF.from_arrays(tau, att, sup)
+        assert q.is_acyclic() and 4 * q.n < q.n_edges <= 5 * q.n
+        e = np.concatenate([att, sup])
+        assert (e[:, 0] > e[:, 1]).all() != shuffle  # debate order unless shuffled
     tau, att, sup = bench.random_digraph(2000, seed=1)
     assert not QBAF.from_arrays(tau, att, sup).is_acyclic()
     c = bench.debate_corpus(2000, seed=1)

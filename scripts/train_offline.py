@@ -88,7 +88,7 @@ def main() -> None:
     train = [(load_relation_pairs(p), w) for p, w in train_specs]
     for (p, w), (pairs, _) in zip(train_specs, train, strict=True):
         print(f"train: {p} weight {w}: {len(pairs)} pairs {label_counts(pairs)}")
-    cv_pairs = load_relation_pairs(cv_file)
+    cv_pairs = [] if args.no_cv else load_relation_pairs(cv_file)
     extra = [pp for (p, w), (pairs, _) in zip(train_specs, train, strict=True) if p.resolve() != cv_file.resolve() for pp in pairs]
     extra_weight = min((w for p, w in train_specs if p.resolve() != cv_file.resolve()), default=1.0)
     provenance = (

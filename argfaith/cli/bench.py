@@ -159,6 +159,12 @@ def bench_relations(
                 task = progress.add_task(f"{clf.name}", total=len(pairs))
                 res = run_relation_benchmark(pairs, clf, data=str(path), by=by,
                                              progress=lambda d, t: progress.update(task, completed=d, total=t))
+                provenance = getattr(clf, "metadata", {}).get("provenance", "")
+                if path.name in provenance:  # e.g. the shipped weights scored on their own training pairs
+                    from dataclasses import replace
+
+                    res = replace(res, notes=(*res.notes, f"IN-SAMPLE: {clf.name}'s weights were trained on {path.name}; "
+                                              f"use --cv K for an honest estimate"))
         results.append(res)
     payload = {"data": str(path), "n": len(pairs), "results": [r.to_dict() for r in results]}
     if out is not None:

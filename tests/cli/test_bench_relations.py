@@ -243,3 +243,14 @@ def test_claude_through_bench_relations_with_a_fake_api(tmp_path):
     for blob in (r.stdout, r.stderr, r2.stdout, r2.stderr):
         assert key not in blob
     assert set(LABELS) >= {p.label for p in pairs}
+
+
+def test_in_sample_scores_of_the_shipped_weights_are_flagged(tmp_path):
+    dev = tmp_path / "dev.jsonl"  # same name as the silver file the shipped weights were trained on
+    dev.write_text(PAIRS.read_text(encoding="utf-8"), encoding="utf-8")
+    r = run(["--data", str(dev), "-c", "offline", "-c", "lexical", "--format", "json"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    notes = {x["classifier"]: x["notes"] for x in json.loads(r.stdout)["results"]}
+    assert any("IN-SAMPLE" in n for n in notes["offline"]) and notes["lexical"] == []
+    r2 = run(["--data", str(PAIRS), "-c", "offline", "--format", "json"], tmp_path)
+    assert json.loads(r2.stdout)["results"][0]["notes"] == []

@@ -93,7 +93,7 @@ def main() -> None:
     extra_weight = min((w for p, w in train_specs if p.resolve() != cv_file.resolve()), default=1.0)
     provenance = (
         "trained by scripts/train_offline.py on "
-        + "; ".join(f"{p.name} (weight {w})" for p, w in train_specs)
+        + "; ".join(f"{p.parent.name}/{p.name} (weight {w})" for p, w in train_specs)
         + "; EP texts © European Union, source: European Parliament"
     )
     q = [pair_query(pp) for pairs, _ in train for pp in pairs]

@@ -160,10 +160,10 @@ def bench_relations(
                 res = run_relation_benchmark(pairs, clf, data=str(path), by=by,
                                              progress=lambda d, t: progress.update(task, completed=d, total=t))
                 provenance = getattr(clf, "metadata", {}).get("provenance", "")
-                if path.name in provenance:  # e.g. the shipped weights scored on their own training pairs
+                if f"{path.parent.name}/{path.name}" in provenance:  # shipped weights scored on their training pairs
                     from dataclasses import replace
 
-                    res = replace(res, notes=(*res.notes, f"IN-SAMPLE: {clf.name}'s weights were trained on {path.name}; "
+                    res = replace(res, notes=(*res.notes, f"IN-SAMPLE: {clf.name}'s weights were trained on {path.parent.name}/{path.name}; "
                                               f"use --cv K for an honest estimate"))
         results.append(res)
     payload = {"data": str(path), "n": len(pairs), "results": [r.to_dict() for r in results]}

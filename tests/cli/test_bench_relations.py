@@ -246,7 +246,8 @@ def test_claude_through_bench_relations_with_a_fake_api(tmp_path):
 
 
 def test_in_sample_scores_of_the_shipped_weights_are_flagged(tmp_path):
-    dev = tmp_path / "dev.jsonl"  # same name as the silver file the shipped weights were trained on
+    (tmp_path / "ep_relations_silver").mkdir()
+    dev = tmp_path / "ep_relations_silver" / "dev.jsonl"  # the silver file the shipped weights were trained on
     dev.write_text(PAIRS.read_text(encoding="utf-8"), encoding="utf-8")
     r = run(["--data", str(dev), "-c", "offline", "-c", "lexical", "--format", "json"], tmp_path)
     assert r.returncode == 0, r.stderr

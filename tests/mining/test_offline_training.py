@@ -30,7 +30,7 @@ def test_training_script_writes_loadable_weights(tmp_path):
     assert "grouped 5-fold CV" in r.stdout
     model, meta = load_offline_model(out / "offline_relation_model.npz")
     idf = load_idf(out / "offline_idf.json")
-    assert model.feature_names == FEATURE_NAMES and "pairs.jsonl (weight 1.0)" in meta["provenance"]
+    assert model.feature_names == FEATURE_NAMES and "relations/pairs.jsonl (weight 1.0)" in meta["provenance"]
     assert json.loads((out / "offline_idf.json").read_text(encoding="utf-8"))["default"] == idf.default
     clf = OfflineRelationClassifier(model, idf)
     pairs = load_relation_pairs(PAIRS)

@@ -55,7 +55,7 @@ __all__ = ["random_dag", "random_digraph", "debate_corpus", "batch_arrays", "run
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "engine.json"
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
-QUICK_SIZES = (1_000, 5_000)
+QUICK_SIZES = (500, 2_000)
 EDGES_PER_ARGUMENT = 5
 
 
@@ -333,7 +333,7 @@ def run(quick: bool = False, *, repeat: int = 3, ref_cap: int = 1_000_000, bipol
     if "procon" in only:
         rows += bench_procon(sizes, repeat, sample=50 if quick else 1_000, log=log)
     if "batch" in only:
-        rows += bench_batch(2_000 if quick else 100_000, repeat, sample=500 if quick else 2_000, log=log)
+        rows += bench_batch(1_000 if quick else 100_000, repeat, sample=200 if quick else 2_000, log=log)
     if bipolar and "bipolar" in only:
         more, note = bipolar_rows(quick, log)
         rows += more

@@ -21,7 +21,6 @@ Solver scheme (PAPER.md §2, the reading argfaith adopts for cyclic summary QBAF
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 

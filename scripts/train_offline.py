@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from argfaith.bench.relations import cross_validate, pair_query  # noqa: E402
+from argfaith.bench.relations import DebateContexts, cross_validate, pair_query  # noqa: E402
 from argfaith.datasets.relations import label_counts, load_relation_pairs  # noqa: E402
 from argfaith.mining.classifiers.offline import IdfTable, train_offline_classifier  # noqa: E402
 from sample_ep_pairs import SILVER_DEBATES, load_debate  # noqa: E402
@@ -96,7 +96,9 @@ def main() -> None:
         + "; ".join(f"{p.parent.name}/{p.name} (weight {w})" for p, w in train_specs)
         + "; EP texts © European Union, source: European Parliament"
     )
-    q = [pair_query(pp) for pairs, _ in train for pp in pairs]
+    ctx = DebateContexts(data / "ep_debates")  # speech context of the EP argument ids
+    q = [pair_query(pp, ctx) for pairs, _ in train for pp in pairs]
+    print(f"debate context found for {ctx.found} speech arguments, missing for {ctx.missing}")
     y = [pp.label for pairs, _ in train for pp in pairs]
     w = np.concatenate([np.full(len(pairs), wt) for pairs, wt in train])
     summary: dict = {"train": {str(p): {"weight": wt, "n": len(pairs), "labels": label_counts(pairs)} for (p, wt), (pairs, _) in zip(train_specs, train, strict=True)}}
@@ -104,7 +106,7 @@ def main() -> None:
     if args.which in ("offline", "both"):
         if not args.no_cv:
             r = cross_validate(cv_pairs, lambda qq, yy, ww: train_offline_classifier(qq, yy, idf, l2=OFFLINE_L2, sample_weight=ww),
-                               name="offline", k=5, group_by="source", seed=0, extra_train=extra, extra_weight=extra_weight)
+                               name="offline", k=5, group_by="source", seed=0, extra_train=extra, extra_weight=extra_weight, contexts=ctx)
             print(f"offline: grouped 5-fold CV on {cv_file.name}: accuracy {r.report.accuracy:.3f} macro-F1 {r.report.macro_f1:.3f} "
                   + " ".join(f"{s.label}={s.f1:.2f}" for s in r.report.per_class))
             summary["offline_cv"] = {"accuracy": r.report.accuracy, "macro_f1": r.report.macro_f1}
@@ -123,7 +125,7 @@ def main() -> None:
         pair_proj, src_proj = fit_projections(E, st)
         if not args.no_cv:
             r = cross_validate(cv_pairs, lambda qq, yy, ww: train_embedding_classifier(qq, yy, idf, pair_proj, src_proj, encoder=enc, l2=EMBEDDING_L2, sample_weight=ww),
-                               name="embedding", k=5, group_by="source", seed=0, extra_train=extra, extra_weight=extra_weight)
+                               name="embedding", k=5, group_by="source", seed=0, extra_train=extra, extra_weight=extra_weight, contexts=ctx)
             print(f"embedding: grouped 5-fold CV on {cv_file.name}: accuracy {r.report.accuracy:.3f} macro-F1 {r.report.macro_f1:.3f} "
                   + " ".join(f"{s.label}={s.f1:.2f}" for s in r.report.per_class))
             summary["embedding_cv"] = {"accuracy": r.report.accuracy, "macro_f1": r.report.macro_f1}

@@ -11,12 +11,19 @@ Wires :mod:`argfaith.datasets` (labelled pairs), :mod:`argfaith.mining.classifie
 
 Table 2 of the paper reports accuracy and F1 per model and prompt on the EP pairs (PAPER.md §7);
 F1 is read as macro-F1 over attack / support / no relation.
+
+Debate context: labelled EP pairs carry argument ids (``<debate>-<intervention>-<k>``), from which
+:class:`DebateContexts` recovers each argument's speech, speaker and debate position in an
+``ep_debates`` folder, so context-aware classifiers see the same inputs as in mining.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import time
+from functools import lru_cache
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -30,6 +37,7 @@ from argfaith.mining.classifiers.base import PairQuery, ProgressCallback, Relati
 
 __all__ = [
     "BenchmarkResult",
+    "DebateContexts",
     "pair_query",
     "run_relation_benchmark",
     "group_folds",
@@ -42,9 +50,61 @@ __all__ = [
 Trainer = Callable[[Sequence[PairQuery], Sequence[str], np.ndarray | None], RelationClassifier]
 
 
-def pair_query(pair: RelationPair) -> PairQuery:
-    """The classifier's view of a labelled pair (the label stays behind)."""
-    return PairQuery(pair.source, pair.target, pair.topic, pair.source_id, pair.target_id, pair.target_kind)
+_UNIT_ID = re.compile(r"^(?P<debate>.+?)-(?P<intervention>\d+-\d+)-(?P<k>s?\d+)$")
+
+
+class DebateContexts:
+    """Speech context of EP argument ids, read lazily from an ``ep_debates`` folder.
+
+    An id ``<debate>-<intervention>-<k>`` (human span or sentence ``k`` of an intervention; the
+    silver pairs' and ``data/ep_pairs_llm``'s layout) maps to (speech text, speaker, debate
+    position of the speech); proposal ids (``<debate>-PAR-<n>``), unknown debates and other id
+    shapes map to ``None``. ``found`` / ``missing`` count lookups (reported by the benchmark).
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        from argfaith.datasets.ep import ep_debates_root
+
+        self.root = ep_debates_root(root)
+        self.found = 0
+        self.missing = 0
+        self._speeches = lru_cache(maxsize=64)(self._read)
+
+    def _read(self, debate_id: str) -> dict[str, tuple[str, str, int]] | None:
+        from argfaith.datasets.ep import read_ep_debate
+
+        folder = self.root / debate_id
+        if not (folder / "interventions").is_dir():
+            return None
+        d = read_ep_debate(folder, annotations=False)
+        return {iv.id: (iv.text, iv.speaker, iv.position) for iv in d.interventions}
+
+    def lookup(self, unit_id: str | None) -> tuple[str, str, int] | None:
+        """(speech text, speaker, position) of a speech argument id, else ``None``."""
+        m = _UNIT_ID.match(unit_id) if unit_id and "-PAR-" not in unit_id else None
+        speeches = self._speeches(m["debate"]) if m else None
+        hit = speeches.get(m["intervention"]) if speeches and m else None
+        if unit_id and "-PAR-" not in unit_id:
+            if hit is None:
+                self.missing += 1
+            else:
+                self.found += 1
+        return hit
+
+
+def pair_query(pair: RelationPair, contexts: DebateContexts | None = None) -> PairQuery:
+    """The classifier's view of a labelled pair (the label stays behind), with the debate
+    context of its speech arguments when ``contexts`` can recover it."""
+    sc = tc = None
+    if contexts is not None:
+        sc = contexts.lookup(pair.source_id)
+        tc = contexts.lookup(pair.target_id) if pair.target_kind != "proposal" else None
+    return PairQuery(
+        pair.source, pair.target, pair.topic, pair.source_id, pair.target_id, pair.target_kind,
+        source_context=sc[0] if sc else None, target_context=tc[0] if tc else None,
+        source_speaker=sc[1] if sc else None, target_speaker=tc[1] if tc else None,
+        source_position=sc[2] if sc else None, target_position=tc[2] if tc else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -129,6 +189,7 @@ def run_relation_benchmark(
     data: str = "",
     by: str | None = None,
     progress: ProgressCallback | None = None,
+    contexts: DebateContexts | None = None,
 ) -> BenchmarkResult:
     """Classify every pair once and score the predictions against the labels.
 
@@ -141,12 +202,14 @@ def run_relation_benchmark(
         over this run.
     by
         A pair field to break results down by (``corpus``, ``topic``, ``target_kind``).
+    contexts
+        Recovers the debate context of EP argument ids (see :class:`DebateContexts`).
     """
     if not pairs:
         raise ConfigurationError(f"no pairs to benchmark in {data or 'the input'}")
     before = _copy_usage(classifier.usage)
     t0 = time.perf_counter()
-    preds = classifier.classify([pair_query(p) for p in pairs], progress=progress)
+    preds = classifier.classify([pair_query(p, contexts) for p in pairs], progress=progress)
     wall = time.perf_counter() - t0
     if len(preds) != len(pairs):
         raise RuntimeError(f"classifier {classifier.name} returned {len(preds)} predictions for {len(pairs)} pairs")
@@ -222,11 +285,13 @@ def cross_validate(
     data: str = "",
     by: str | None = None,
     progress: ProgressCallback | None = None,
+    contexts: DebateContexts | None = None,
 ) -> BenchmarkResult:
     """Grouped k-fold cross-validation of a trainable classifier (see the module docstring).
 
     Predictions of all test folds are pooled and scored once. ``extra_train`` pairs (weight
-    ``extra_weight``) are added to every training fold and never tested on.
+    ``extra_weight``) are added to every training fold and never tested on. ``contexts`` gives
+    training and test pairs their debate context.
     """
     if not pairs:
         raise ConfigurationError(f"no pairs to cross-validate in {data or 'the input'}")
@@ -235,16 +300,17 @@ def cross_validate(
     usage = Usage()
     fallbacks = 0
     t0 = time.perf_counter()
-    extra_q = [pair_query(p) for p in extra_train]
+    extra_q = [pair_query(p, contexts) for p in extra_train]
+    all_q = [pair_query(p, contexts) for p in pairs]
     extra_y = [p.label for p in extra_train]
     for f in range(k):
         train = [p for p, g in zip(pairs, folds, strict=True) if g != f]
         test_idx = [i for i, g in enumerate(folds) if g == f]
-        q = [pair_query(p) for p in train] + extra_q
+        q = [qq for qq, g in zip(all_q, folds, strict=True) if g != f] + extra_q
         y = [p.label for p in train] + extra_y
         w = np.concatenate([np.ones(len(train)), np.full(len(extra_q), extra_weight)])
         clf = trainer(q, y, w)
-        preds = clf.classify([pair_query(pairs[i]) for i in test_idx])
+        preds = clf.classify([all_q[i] for i in test_idx])
         for i, p in zip(test_idx, preds, strict=True):
             predicted[i] = p.label
         fallbacks += sum(1 for p in preds if p.fallback)

@@ -28,7 +28,7 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -114,20 +114,41 @@ def _check_order(speech: Sequence[ArgumentUnit]) -> None:
 
 
 def to_queries(
-    pairs: Iterable[CandidatePair], units: dict[str, ArgumentUnit], topic: str | None
+    pairs: Iterable[CandidatePair],
+    units: dict[str, ArgumentUnit],
+    topic: str | None,
+    contexts: Mapping[str, str] | None = None,
 ) -> list[PairQuery]:
-    """The classifier's view of candidate pairs (texts, topic, ids, target kind)."""
-    return [
-        PairQuery(
-            source=units[p.source_id].text,
-            target=units[p.target_id].text,
+    """The classifier's view of candidate pairs (texts, topic, ids, target kind).
+
+    ``contexts`` maps a speech unit's ``document`` (intervention id) to the full speech text; when
+    given, speech units also carry their speech, speaker and speech position (optional
+    :class:`PairQuery` context fields that context-aware classifiers use).
+    """
+    def ctx(u: ArgumentUnit) -> tuple[str | None, str | None, int | None]:
+        if not contexts or u.kind != "speech" or u.document not in contexts:
+            return None, None, None
+        return contexts[u.document], u.speaker, u.intervention_position
+
+    out = []
+    for p in pairs:
+        s, t = units[p.source_id], units[p.target_id]
+        (sc, ss, sp), (tc, ts, tp) = ctx(s), ctx(t)
+        out.append(PairQuery(
+            source=s.text,
+            target=t.text,
             topic=topic,
             source_id=p.source_id,
             target_id=p.target_id,
             target_kind=p.target_kind,
-        )
-        for p in pairs
-    ]
+            source_context=sc,
+            target_context=tc,
+            source_speaker=ss,
+            target_speaker=ts,
+            source_position=sp,
+            target_position=tp,
+        ))
+    return out
 
 
 # ---------------------------------------------------------------------------- pruning

@@ -39,6 +39,7 @@ from argfaith.mining.candidates import (
     to_queries,
 )
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, RelationClassifier
+from argfaith.mining.classifiers.prior import mining_classifier
 from argfaith.mining.segment import Segmenter
 from argfaith.mining.units import (
     ArgumentUnit,
@@ -85,6 +86,8 @@ class MiningPlan:
     source: str | None = None
     #: Document provenance carried into the QBAF's metadata (debate id, summary variant, ...).
     info: Mapping[str, Any] = field(default_factory=dict)
+    #: Speech texts by intervention id (debates only): context for context-aware classifiers.
+    contexts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def units(self) -> dict[str, ArgumentUnit]:
@@ -92,7 +95,7 @@ class MiningPlan:
 
     def queries(self, pairs: Sequence[CandidatePair] | None = None) -> list[PairQuery]:
         """The classifier's inputs for ``pairs`` (default: all planned pairs)."""
-        return to_queries(self.pairs if pairs is None else pairs, self.units, self.topic)
+        return to_queries(self.pairs if pairs is None else pairs, self.units, self.topic, self.contexts)
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready summary of the plan (for provenance and dry runs)."""
@@ -180,6 +183,7 @@ def plan_debate(
         strategy=spec,
         source=debate.source_path,
         info={"debate_id": debate.id},
+        contexts=MappingProxyType({iv.id: iv.text for iv in debate.interventions}),
     )
 
 
@@ -379,6 +383,9 @@ def run_plan(
     """
     if not 0.0 <= tau <= 1.0:
         raise ConfigurationError(f"tau must be in [0, 1], got {tau}")
+    # Class-balanced offline models over-predict relations among all candidate pairs (a prior
+    # shift): unless the user chose a prior, they use the all-pairs prior here (prior.py).
+    classifier = mining_classifier(classifier)
     t0 = time.perf_counter()
     total = len(plan.pairs)
     ckpt = (
@@ -401,7 +408,7 @@ def run_plan(
             if progress is not None:
                 progress(base + d, total)
 
-        preds = classifier.classify(to_queries(chunk, units, plan.topic), progress=inner)
+        preds = classifier.classify(to_queries(chunk, units, plan.topic, plan.contexts), progress=inner)
         if len(preds) != len(chunk):
             raise ConfigurationError(
                 f"classifier {classifier.name!r} returned {len(preds)} predictions for {len(chunk)} pairs"
@@ -436,6 +443,7 @@ def run_plan(
         "source": plan.source,
         **plan.info,
         "classifier": classifier.name,
+        **({"classifier_prior": classifier.prior.describe()} if getattr(classifier, "prior", None) is not None else {}),
         "tau": tau,
         "counts": {
             "proposals": len(plan.proposals),

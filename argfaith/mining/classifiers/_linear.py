@@ -6,7 +6,12 @@ Statistical Learning*, §4.4): P(y = k | x) = softmax(W x + b)_k, fitted by mini
 sample-weighted mean cross-entropy plus (λ/2)·‖W‖² (the intercept is not penalised), with
 "balanced" class weights n / (K · n_k) as in scikit-learn's ``class_weight="balanced"``.
 Features are standardised (mean 0, sd 1 on the training data) before fitting, and the
-standardisation is folded into the stored weights.
+standardisation is folded into the stored weights. Missing feature values (``NaN``, e.g. debate
+context that an input does not have) are replaced by their training mean (mean imputation), both
+when fitting and when predicting, so a missing value contributes what an average value does.
+The model records its *effective training prior* — the share of the total (class × sample)
+weight per class, uniform for balanced weights — which prior-shift correction needs
+(:mod:`argfaith.mining.classifiers.prior`).
 
 The loss is smooth and strongly convex (λ > 0), so it has one optimum: small problems use Newton's
 method with a backtracking line search (exact Hessian), large ones Nesterov-accelerated gradient
@@ -31,7 +36,9 @@ class LinearModel:
 
     ``coef`` has shape (n_classes, n_features), ``intercept`` (n_classes,); ``classes`` names the
     rows; ``feature_names`` documents the columns; ``iterations`` and ``grad_norm`` are the
-    optimiser's diagnostics.
+    optimiser's diagnostics; ``impute`` holds the value that replaces a missing (NaN) feature
+    (``None``: inputs must be complete); ``train_prior`` the effective class prior of the
+    training weights (``None`` for models saved before it was recorded).
     """
 
     classes: tuple[str, ...]
@@ -41,10 +48,17 @@ class LinearModel:
     l2: float = 1.0
     iterations: int = 0
     grad_norm: float = 0.0
+    impute: np.ndarray | None = None
+    train_prior: tuple[float, ...] | None = None
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """Scores W x + b, shape (n, n_classes)."""
-        return np.asarray(X, dtype=np.float64) @ self.coef.T + self.intercept
+        """Scores W x + b, shape (n, n_classes); NaN features take their ``impute`` value."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.size and np.isnan(X).any():
+            if self.impute is None:
+                raise ValueError("features have missing values (NaN) and the model records no imputation values")
+            X = np.where(np.isnan(X), self.impute, X)
+        return X @ self.coef.T + self.intercept
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class probabilities, shape (n, n_classes), rows sum to 1."""
@@ -65,6 +79,8 @@ class LinearModel:
             l2=np.array(self.l2),
             iterations=np.array(self.iterations),
             grad_norm=np.array(self.grad_norm),
+            **({"impute": self.impute.astype(np.float64)} if self.impute is not None else {}),
+            **({"train_prior": np.array(self.train_prior, dtype=np.float64)} if self.train_prior is not None else {}),
             **{f"meta_{k}": np.array(v) for k, v in meta.items()},
             **{f"array_{k}": np.asarray(v) for k, v in (arrays or {}).items()},
         )
@@ -81,6 +97,8 @@ class LinearModel:
                 l2=float(z["l2"]),
                 iterations=int(z["iterations"]),
                 grad_norm=float(z["grad_norm"]),
+                impute=z["impute"] if "impute" in z.files else None,
+                train_prior=tuple(float(v) for v in z["train_prior"]) if "train_prior" in z.files else None,
             )
             meta = {k[5:]: str(z[k]) for k in z.files if k.startswith("meta_")}
         return model, meta
@@ -144,6 +162,18 @@ def fit_logistic_regression(
         cw = balanced_class_weights(list(y), classes)
         w *= np.array([cw[classes[i]] for i in yi])
     w = w / w.mean()
+    # Effective training prior: each class's share of the total weight (uniform when balanced
+    # without sample weights).
+    train_prior = tuple(float(w[yi == k].sum() / w.sum()) for k in range(len(classes)))
+
+    # Training means, used for missing values now and at prediction time (always recorded: an
+    # input may lack features that every training pair had). All-missing columns impute 0.
+    missing = np.isnan(X)
+    with np.errstate(all="ignore"):
+        impute = np.nanmean(np.where(missing.all(axis=0), 0.0, X), axis=0)
+    impute = np.where(np.isnan(impute), 0.0, impute)
+    if missing.any():
+        X = np.where(missing, impute, X)
 
     mu = X.mean(axis=0)
     sd = X.std(axis=0)
@@ -162,7 +192,7 @@ def fit_logistic_regression(
     b = np.where(present, b, b - 1e3)
     coef = W / sd
     intercept = b - coef @ mu
-    return LinearModel(classes, coef, intercept, tuple(feature_names), l2, it, gnorm)
+    return LinearModel(classes, coef, intercept, tuple(feature_names), l2, it, gnorm, impute, train_prior)
 
 
 def _softmax(S: np.ndarray) -> np.ndarray:

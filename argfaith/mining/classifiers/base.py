@@ -25,6 +25,16 @@ class PairQuery:
     source_id: str | None = None
     target_id: str | None = None
     target_kind: str | None = None  # "proposal" | "speech" when known
+    # Optional debate context (all default to None = unknown; classifiers then use neutral values).
+    # ``*_context``: the full text of the speech (intervention) the argument comes from, speaker
+    # header included (None for proposals and summary sentences); ``*_speaker``: the speaker field;
+    # ``*_position``: the 0-based debate position of that speech.
+    source_context: str | None = None
+    target_context: str | None = None
+    source_speaker: str | None = None
+    target_speaker: str | None = None
+    source_position: int | None = None
+    target_position: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,12 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from argfaith.datasets.labels import LABELS, RelationLabel
+from argfaith.datasets.labels import LABELS
 from argfaith.errors import ConfigurationError, MissingExtraError
 from argfaith.mining.classifiers._linear import LinearModel, fit_logistic_regression
-from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
+from argfaith.mining.classifiers.base import PairQuery, Usage
 from argfaith.mining.classifiers.offline import FEATURE_NAMES as OFFLINE_FEATURES
-from argfaith.mining.classifiers.offline import IdfTable, PairFeaturizer, default_idf_path, load_idf
+from argfaith.mining.classifiers.offline import IdfTable, PairFeaturizer, PriorAwareClassifier, default_idf_path, load_idf
+from argfaith.mining.classifiers.prior import ClassPrior
 
 __all__ = [
     "SentenceEncoder",
@@ -135,7 +136,7 @@ def default_embedding_weights_path() -> Path:
     return Path(str(resources.files("argfaith") / "data" / "embedding_relation_model.npz"))
 
 
-class EmbeddingRelationClassifier:
+class EmbeddingRelationClassifier(PriorAwareClassifier):
     """Embedding + feature logistic-regression classifier (extra ``embeddings``).
 
     Parameters
@@ -146,6 +147,8 @@ class EmbeddingRelationClassifier:
         A callable texts → normalised embeddings; default: :class:`SentenceEncoder` (MiniLM).
     idf
         The offline IDF table; default: the shipped one.
+    prior
+        Deployment class prior, as for :class:`~argfaith.mining.classifiers.offline.OfflineRelationClassifier`.
     """
 
     name = "embedding"
@@ -158,6 +161,7 @@ class EmbeddingRelationClassifier:
         *,
         encoder: Encoder | None = None,
         idf: IdfTable | None = None,
+        prior: str | ClassPrior | None = None,
         batch_size: int = 2000,
     ) -> None:
         if model is None:
@@ -183,6 +187,7 @@ class EmbeddingRelationClassifier:
         self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(default_idf_path()))
         self.batch_size = batch_size
         self._usage = Usage()
+        self._init_prior(prior)
 
     @property
     def usage(self) -> Usage:
@@ -192,24 +197,9 @@ class EmbeddingRelationClassifier:
             self._usage.extra["distinct_texts"] = float(enc)
         return self._usage
 
-    def predict_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
+    def _raw_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
         X = embedding_features(pairs, self.featurizer, self.encoder, self.pair_proj, self.src_proj)
         return self.model.predict_proba(X)
-
-    def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
-        out: list[Prediction] = []
-        classes = self.model.classes
-        for start in range(0, len(pairs), self.batch_size):
-            proba = self.predict_proba(pairs[start : start + self.batch_size])
-            for row in proba:
-                k = int(np.argmax(row))
-                label: RelationLabel = classes[k]  # type: ignore[assignment]
-                out.append(Prediction(label=label, confidence=float(row[k]),
-                                      probabilities={c: float(v) for c, v in zip(classes, row, strict=True)}))
-            if progress is not None:
-                progress(len(out), len(pairs))
-        self._usage.extra["pairs"] = self._usage.extra.get("pairs", 0.0) + len(pairs)
-        return out
 
 
 def train_embedding_classifier(

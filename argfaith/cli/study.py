@@ -113,7 +113,7 @@ class _Progress:
             if done >= total:
                 self.bar.remove_task(self.tasks.pop(key))
         elif kind == "item":
-            _, did, variant, status, secs = ev
+            did, variant, status, secs = ev[1:5]
             self.n_done += 1
             if self.total_task is not None:
                 self.bar.update(self.total_task, completed=self.n_done)

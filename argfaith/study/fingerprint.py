@@ -1,9 +1,10 @@
 """What identifies a relation classifier's labels, so that cached results are never reused wrongly.
 
 The mining checkpoints (:func:`argfaith.mining.pipeline.run_fingerprint`) hash the classifier's
-``name`` and its optional ``fingerprint`` attribute. Not every classifier sets one — the offline
-classifier is called ``"offline"`` whatever weights it loaded — so retrained weights would
-silently resume from the old checkpoint. :func:`classifier_fingerprint` therefore derives a
+``name`` and its optional ``fingerprint`` attribute. Not every classifier has one, and the offline
+classifier's names its weights' *provenance* (training files) and class prior, not the weights:
+weights retrained on the same files with other features or settings would silently resume from
+the old checkpoint. :func:`classifier_fingerprint` therefore derives a
 fingerprint from what determines the labels (the weights, the IDF table, a label file's bytes)
 and :class:`FingerprintedClassifier` exposes it to the pipeline, so the checkpoint of a
 retrained classifier is refused and the study re-mines.
@@ -81,20 +82,21 @@ def _hash_component(h: Any, name: str, obj: Any, depth: int = 0) -> None:
 def classifier_fingerprint(classifier: RelationClassifier) -> str:
     """A stable digest of what determines ``classifier``'s labels.
 
-    The classifier's own ``fingerprint`` attribute wins when it has one; otherwise the digest
-    covers its class, ``name`` and the label-determining state found on it (numpy arrays, linear
-    models' weights, IDF tables, label files). Two offline classifiers with different weights get
-    different fingerprints; the same weights loaded twice get the same one.
+    Covers the classifier's class and ``name``, its own ``fingerprint`` attribute when it has one
+    (the offline classifier's names its training data and class prior, not its weights), and the
+    label-determining state found on it: numpy arrays, linear models' weights, IDF tables, label
+    files, scalar settings. Two offline classifiers with different weights get different
+    fingerprints; the same weights loaded twice get the same one. Fingerprint a classifier as it
+    will label pairs (after :func:`argfaith.mining.classifiers.prior.mining_classifier`).
     """
     inner = getattr(classifier, "inner", classifier)
     own = getattr(inner, "fingerprint", None)
     h = hashlib.sha256()
     h.update(f"{type(inner).__module__}.{type(inner).__qualname__}\x00{inner.name}\x00".encode())
     if isinstance(own, str) and own:
-        h.update(b"own\x00" + own.encode())
-    else:
-        for k, v in sorted(vars(inner).items()) if hasattr(inner, "__dict__") else ():
-            _hash_component(h, k, v)
+        h.update(b"own\x00" + own.encode() + b"\x00")
+    for k, v in sorted(vars(inner).items()) if hasattr(inner, "__dict__") else ():
+        _hash_component(h, k, v)
     return h.hexdigest()
 
 

@@ -55,7 +55,7 @@ __all__ = [
 
 #: Progress events: ``("start", n_total, n_done)``, ``("debate", debate, n_pending)``,
 #: ``("phase", debate, text)``, ``("pairs", debate, label, done, total)``,
-#: ``("item", debate, variant, status, seconds)``, ``("debate_done", debate)``.
+#: ``("item", debate, variant, status, seconds, item_key, note)``, ``("debate_done", debate)``.
 EventCallback = Callable[[tuple[Any, ...]], None]
 
 
@@ -187,6 +187,14 @@ def _make_classifier(spec: str) -> RelationClassifier:
     from argfaith.mining.classifiers.registry import make_classifier
 
     return make_classifier(spec)
+
+
+def _for_mining(classifier: RelationClassifier) -> RelationClassifier:
+    """The classifier exactly as mining will run it (offline models get the all-pairs class prior
+    unless one was chosen), so that its fingerprint describes the labels the study stores."""
+    from argfaith.mining.classifiers.prior import mining_classifier
+
+    return mining_classifier(classifier)
 
 
 def _cheap_factory(config: StudyConfig) -> Callable[[], RelationClassifier] | None:
@@ -430,7 +438,7 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
         msg = f"{type(e).__name__}: {e}"
         items = tuple(ItemOutcome(sf.item_id, did, sf.variant, "failed", ik, f"debate/source: {msg}") for sf, _, ik in task.pending)
         for it in items:
-            emit(("item", did, it.variant, "failed", 0.0))
+            emit(("item", did, it.variant, "failed", 0.0, it.key, it.note))
         return DebateOutcome(did, items, src_info, msg, time.perf_counter() - t0)
     text = source_text(debate)
     outcomes = []
@@ -444,7 +452,7 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
             where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
             o = ItemOutcome(sf.item_id, did, sf.variant, "failed", ikey, f"{type(e).__name__}: {e}{where}")
         outcomes.append(o)
-        emit(("item", did, sf.variant, o.status, o.seconds))
+        emit(("item", did, sf.variant, o.status, o.seconds, o.key, o.note))
     emit(("debate_done", did))
     return DebateOutcome(did, tuple(outcomes), src_info, None, time.perf_counter() - t0)
 
@@ -473,7 +481,7 @@ def _worker_run(task: DebateTask) -> DebateOutcome:
     try:
         clf = _WORKER.get(("clf", task.classifier_spec))
         if clf is None:
-            inner = _make_classifier(task.classifier_spec)
+            inner = _for_mining(_make_classifier(task.classifier_spec))
             fp = classifier_fingerprint(inner)
             if fp != task.classifier_fingerprint:
                 raise ConfigurationError(
@@ -543,13 +551,15 @@ class PreparedStudy:
     tasks: tuple[DebateTask, ...]
     item_keys: dict[str, str]
     reused: tuple[str, ...]
+    # ``tasks`` are in processing order: largest debate folders first (two workers then finish
+    # at about the same time).
 
 
 def prepare_study(config: StudyConfig, *, classifier: RelationClassifier | None = None) -> PreparedStudy:
     """Discover the corpus, identify the classifier and find the work still to do (no mining)."""
     corpus = discover_study(config.debates, config.summaries if config.summaries is not None else config.debates, only=config.only or None)
     baselines, notes = resolve_baselines(config.baselines, bertscore_model=config.bertscore_model, nli_model=config.nli_model)
-    clf = classifier if classifier is not None else _make_classifier(config.classifier)
+    clf = _for_mining(classifier if classifier is not None else _make_classifier(config.classifier))
     fp = classifier_fingerprint(clf)
     tag = fingerprint_tag(clf.name, fp)
     ekey = config.evaluation_key(baselines)
@@ -572,6 +582,7 @@ def prepare_study(config: StudyConfig, *, classifier: RelationClassifier | None 
                 pending.append((sf, mkey, ikey))
         if pending:
             tasks.append(DebateTask(d, config, config.classifier, fp, tag, baselines, notes, dd, skey, tuple(pending)))
+    tasks.sort(key=_task_size, reverse=True)
     return PreparedStudy(config, corpus, clf, fp, tag, baselines, notes, ekey, tuple(tasks), item_keys, tuple(reused))
 
 
@@ -627,8 +638,18 @@ def run_study(
         manifest.items.setdefault(iid, {})["key"] = prep.item_keys[iid]
     manifest.save()
     n_total = len(prep.corpus.summaries)
-    emit(("start", n_total, len(prep.reused)))
     outcomes: list[ItemOutcome] = []
+
+    def on_event(ev: tuple[Any, ...]) -> None:
+        # The manifest follows every finished item (workers report through the same events).
+        if ev[0] == "item":
+            _, did, variant, status, secs, key, note = ev
+            manifest.items[f"{did}/{variant}"] = {"status": status, "key": key, "note": note, "seconds": round(secs, 3),
+                                                  "row": str(paths.row(did, variant).relative_to(config.out))}
+            manifest.save()
+        emit(ev)
+
+    on_event(("start", n_total, len(prep.reused)))
 
     def record(o: DebateOutcome) -> None:
         manifest.sources[o.debate_id] = {**o.source, "error": o.error, "seconds": round(o.seconds, 3)}
@@ -638,16 +659,17 @@ def run_study(
             outcomes.append(it)
         manifest.save()
 
-    tasks = sorted(prep.tasks, key=_task_size, reverse=True)
+    tasks = list(prep.tasks)
     try:
         if config.jobs > 1 and len(tasks) > 1:
-            _run_parallel(tasks, config.jobs, emit, record)
+            _run_parallel(tasks, config.jobs, on_event, record)
         else:
             clf = FingerprintedClassifier(prep.classifier, prep.fingerprint)
             for t in tasks:
-                record(process_debate(t, clf, emit))
+                record(process_debate(t, clf, on_event))
     except KeyboardInterrupt:
-        run.update(finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), interrupted=True, items_done=len(outcomes))
+        run.update(finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), interrupted=True,
+                   items_done=sum(1 for k, v in manifest.items.items() if v.get("status") in ("ok", "skipped")))
         manifest.save()
         raise
     run.update(finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), interrupted=False, items_done=len(outcomes),

@@ -69,7 +69,7 @@ class _Progress:
     """Rich progress bars on a terminal (overall summaries + one bar per debate being mined);
     one plain line per finished item otherwise (logs of background runs)."""
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, noun: str = "summary files") -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.err = _stderr_console()
@@ -81,6 +81,7 @@ class _Progress:
         self.tasks: dict[tuple[str, str], Any] = {}
         self.n_total = 0
         self.n_done = 0
+        self.noun = noun
 
     def __enter__(self) -> _Progress:
         self.bar.__enter__()
@@ -97,10 +98,11 @@ class _Progress:
         kind = ev[0]
         if kind == "start":
             self.n_total, self.n_done = ev[1], ev[2]
-            self.total_task = self.bar.add_task("summaries", total=self.n_total, completed=self.n_done)
-            self._line(f"study: {self.n_total} summary files, {self.n_done} already done")
+            self.total_task = self.bar.add_task(self.noun, total=self.n_total, completed=self.n_done)
+            self._line(f"study: {self.n_total} {self.noun}, {self.n_done} already done")
         elif kind == "debate":
-            self._line(f"{ev[1]}: {ev[2]} summaries to do")
+            if self.noun == "summary files":
+                self._line(f"{ev[1]}: {ev[2]} summaries to do")
         elif kind == "pairs":
             _, did, label, done, total = ev
             key = (did, label)

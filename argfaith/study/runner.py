@@ -51,6 +51,9 @@ __all__ = [
     "process_debate",
     "run_study",
     "source_text",
+    "run_in_workers",
+    "worker_emit",
+    "worker_classifier",
 ]
 
 #: Progress events: ``("start", n_total, n_done)``, ``("debate", debate, n_pending)``,
@@ -458,7 +461,7 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
 
 
 # ---------------------------------------------------------------------------- worker processes
-_WORKER: dict[str, Any] = {}
+_WORKER: dict[Any, Any] = {}
 
 
 def _init_worker(queue: Any) -> None:
@@ -471,33 +474,50 @@ def _init_worker(queue: Any) -> None:
     _WORKER["queue"] = queue
 
 
-def _worker_emit(event: tuple[Any, ...]) -> None:
+def worker_emit(event: tuple[Any, ...]) -> None:
+    """Send a progress event from a worker process to the main process."""
     q = _WORKER.get("queue")
     if q is not None:
         q.put(event)
 
 
+def worker_classifier(spec: str, fingerprint: str) -> FingerprintedClassifier:
+    """The classifier of ``spec`` as mining runs it, built once per worker process, checked to have
+    the ``fingerprint`` the main process computed (weights changed mid-run would mix labels)."""
+    clf = _WORKER.get(("clf", spec))
+    if clf is None:
+        inner = _for_mining(_make_classifier(spec))
+        fp = classifier_fingerprint(inner)
+        if fp != fingerprint:
+            raise ConfigurationError(
+                f"classifier {spec!r} changed while the study was starting (fingerprint {fp[:10]} "
+                f"vs {fingerprint[:10]}); rerun the study"
+            )
+        clf = FingerprintedClassifier(inner, fp)
+        _WORKER[("clf", spec)] = clf
+    return clf
+
+
 def _worker_run(task: DebateTask) -> DebateOutcome:
     try:
-        clf = _WORKER.get(("clf", task.classifier_spec))
-        if clf is None:
-            inner = _for_mining(_make_classifier(task.classifier_spec))
-            fp = classifier_fingerprint(inner)
-            if fp != task.classifier_fingerprint:
-                raise ConfigurationError(
-                    f"classifier {task.classifier_spec!r} changed while the study was starting (fingerprint {fp[:10]} "
-                    f"vs {task.classifier_fingerprint[:10]}); rerun the study"
-                )
-            clf = FingerprintedClassifier(inner, fp)
-            _WORKER[("clf", task.classifier_spec)] = clf  # type: ignore[index]
-        return process_debate(task, clf, _worker_emit)
+        clf = worker_classifier(task.classifier_spec, task.classifier_fingerprint)
+        return process_debate(task, clf, worker_emit)
     except Exception as e:  # noqa: BLE001 - reported as the debate's failure
         did = task.debate.debate_id
         msg = f"{type(e).__name__}: {e}"
         return DebateOutcome(did, tuple(ItemOutcome(sf.item_id, did, sf.variant, "failed", ik, msg) for sf, _, ik in task.pending), {}, msg)
 
 
-def _run_parallel(tasks: Sequence[DebateTask], jobs: int, emit: EventCallback, record: Callable[[DebateOutcome], None]) -> None:
+def run_in_workers(
+    worker: Callable[[Any], Any], tasks: Sequence[Any], jobs: int, emit: EventCallback, record: Callable[[Any], None]
+) -> None:
+    """Run ``worker(task)`` for every task in ``jobs`` spawned processes, forwarding the workers'
+    progress events to ``emit`` and each result to ``record`` (in completion order).
+
+    ``worker`` must be a module-level function that reports through :func:`worker_emit` and
+    returns its result (it should catch its own errors). Ctrl-C / ``KeyboardInterrupt`` in the
+    main process terminates the workers and propagates.
+    """
     ctx = multiprocessing.get_context("spawn")  # fork after numba/torch imports is not safe
     queue = ctx.Queue()
     pool = ctx.Pool(processes=min(jobs, len(tasks)), initializer=_init_worker, initargs=(queue,))
@@ -511,7 +531,7 @@ def _run_parallel(tasks: Sequence[DebateTask], jobs: int, emit: EventCallback, r
             emit(ev)
 
     try:
-        it = pool.imap_unordered(_worker_run, tasks)
+        it = pool.imap_unordered(worker, tasks)
         remaining = len(tasks)
         while remaining:
             try:
@@ -662,7 +682,7 @@ def run_study(
     tasks = list(prep.tasks)
     try:
         if config.jobs > 1 and len(tasks) > 1:
-            _run_parallel(tasks, config.jobs, on_event, record)
+            run_in_workers(_worker_run, tasks, config.jobs, on_event, record)
         else:
             clf = FingerprintedClassifier(prep.classifier, prep.fingerprint)
             for t in tasks:

@@ -18,6 +18,19 @@ Quality rows (macro-F1 = the paper's Table 2 F1):
 
 Speed rows: 10,000 pairs drawn from 500 distinct arguments of one EP debate (cold cache: the shape
 of mining one debate) and 10,000 pairs of all-distinct texts (per-pair cost for unique pairs).
+
+Calibration (``--parts calibration``): the deployment prior / decision rule of
+``argfaith.mining.classifiers.prior`` on the 943 EXHAUSTIVELY labelled all-pairs candidates of
+CRE-20060213-ITEM-013 (``EXHAUSTIVE_LABELS`` in benchmarks/mining.py): predicted relation rate,
+macro-F1, related-pair precision / recall / F1, for the shipped model and for a model trained
+without that debate's silver pairs (no leakage), under no prior (the balanced model), ``sampled``,
+``all-pairs`` with the Bayes rule, ``all-pairs`` with the match rule (the mining default), the
+same with a leave-one-source-out prior (the prior's counts never include the scored source), and
+Saerens' EM estimate of the debate's prior.
+
+Density (``--parts density``): attack/support edges per candidate pair of the source and summary
+QBAFs of the 12 debates with summaries, mined offline through ``argfaith.mining.pipeline``
+before (``prior=balanced``, the former behaviour) and after (the default).
 """
 
 from __future__ import annotations
@@ -143,6 +156,147 @@ def speed(data: Path) -> list[dict[str, Any]]:
     return rows
 
 
+# ---------------------------------------------------------------------------- calibration
+def _exhaustive(data: Path) -> tuple[Any, list[Any], list[str], dict[str, list[int]]]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_mining", ROOT / "benchmarks" / "mining.py")
+    bm = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(bm)  # type: ignore[union-attr]
+    from argfaith.datasets.ep import find_ep_debate, read_ep_debate
+    from argfaith.mining.pipeline import plan_debate
+
+    plan = plan_debate(read_ep_debate(find_ep_debate(data / "ep_debates", bm.EXHAUSTIVE_DEBATE)))
+    pre = bm.EXHAUSTIVE_DEBATE + "-"
+    gold = {(pre + s, pre + t): lab for s, labs in bm.EXHAUSTIVE_LABELS.items() for lab, ts in labs.items() for t in ts}
+    sources = {pre + s for s in bm.EXHAUSTIVE_LABELS}
+    cands = [c for c in plan.pairs if c.source_id in sources]
+    y = [gold.get((c.source_id, c.target_id), "no relation") for c in cands]
+    by_source: dict[str, list[int]] = {}
+    for i, c in enumerate(cands):
+        by_source.setdefault(c.source_id, []).append(i)
+    return plan, cands, y, by_source
+
+
+def _calib_row(name: str, model: str, y: list[str], pred: list[str], **extra: Any) -> dict[str, Any]:
+    from argfaith.metrics.classification import classification_report
+
+    r = classification_report(y, pred)
+    t = np.array([v != "no relation" for v in y])
+    p = np.array([v != "no relation" for v in pred])
+    tp = int((t & p).sum())
+    prec = tp / p.sum() if p.sum() else 0.0
+    rec = tp / t.sum()
+    return {"model": model, "rule": name, "related_rate": round(float(p.mean()), 4), "macro_f1": round(r.macro_f1, 4),
+            "related_precision": round(float(prec), 4), "related_recall": round(float(rec), 4),
+            "related_f1": round(float(2 * prec * rec / (prec + rec)) if prec + rec else 0.0, 4),
+            "f1": {s.label: round(s.f1, 4) for s in r.per_class},
+            "predicted": {lab: sum(1 for v in pred if v == lab) for lab in ("attack", "support", "no relation")}, **extra}
+
+
+def calibration(data: Path) -> dict[str, Any]:
+    from argfaith.bench.relations import DebateContexts
+    from argfaith.mining.classifiers.offline import OfflineRelationClassifier
+    from argfaith.mining.classifiers.prior import ALL_PAIRS, SAMPLED, ClassPrior, em_prior, match_offsets
+
+    plan, cands, y, by_source = _exhaustive(data)
+    queries = plan.queries(cands)
+    n_att, n_sup = y.count("attack"), y.count("support")
+    ep = load_relation_pairs(data / "ep_relations_silver" / "dev.jsonl")
+    llm = load_relation_pairs(LLM_PAIRS)
+    ctx = DebateContexts(data / "ep_debates")
+    debate = plan.name
+    ship = OfflineRelationClassifier()
+    # The same recipe without the exhaustive debate's silver pairs, with its own reference scores
+    # on the shipped reference sample (same debates, same seed).
+    import sys as _sys
+
+    _sys.path.insert(0, str(ROOT / "scripts"))
+    from train_offline import EXTRA_WEIGHT, OFFLINE_L2, REF_DEBATES, REF_PAIRS, REF_SEED  # noqa: E402
+    from sample_ep_pairs import SILVER_DEBATES  # noqa: E402
+
+    from argfaith.bench.relations import all_pairs_reference
+
+    ref_q, _ = all_pairs_reference(data / "ep_debates", REF_DEBATES, REF_PAIRS, seed=REF_SEED, exclude=SILVER_DEBATES)
+    train = [p for p in ep if p.corpus != debate]
+    w = np.concatenate([np.ones(len(train)), np.full(len(llm), EXTRA_WEIGHT)])
+    loo = train_offline_classifier([pair_query(p, ctx) for p in train + llm], [p.label for p in train + llm],
+                                   load_idf(default_idf_path()), l2=OFFLINE_L2, sample_weight=w)
+    loo.reference_scores = loo._raw_scores(ref_q)
+    rows = []
+    em_rows = []
+    classes = ship.model.classes
+    for mname, clf in (("shipped (trained incl. this debate's silver pairs)", ship), (f"without {debate}'s silver pairs", loo)):
+        raw = clf._raw_scores(queries)
+
+        def decide(offsets: np.ndarray) -> list[str]:
+            return [classes[k] for k in (raw + offsets).argmax(axis=1)]
+
+        def offsets_for(prior: ClassPrior) -> np.ndarray:
+            return clf.with_prior(prior)._offsets  # type: ignore[attr-defined,return-value]
+
+        rows.append(_calib_row("none (balanced model; former mining behaviour)", mname, y, decide(np.zeros(3))))
+        rows.append(_calib_row("sampled, bayes", mname, y, decide(offsets_for(SAMPLED))))
+        rows.append(_calib_row("all-pairs, bayes (Saerens)", mname, y, decide(offsets_for(ClassPrior("all-pairs", ALL_PAIRS.probabilities, decision="bayes")))))
+        rows.append(_calib_row("all-pairs, match (mining default)", mname, y, decide(offsets_for(ALL_PAIRS)),
+                               match_shares=[round(v, 4) for v in clf.with_prior(ALL_PAIRS).match.shares]))  # type: ignore[union-attr]
+        # Leave-one-source-out prior: each source is decided with the prior counted on the other nine.
+        pred = [""] * len(y)
+        for src, idx in by_source.items():
+            others = [y[i] for s2, ii in by_source.items() if s2 != src for i in ii]
+            pr = ClassPrior("all-pairs (LOSO)", {lab: others.count(lab) / len(others) for lab in classes}, decision="match")
+            off = offsets_for(pr)
+            for i in idx:
+                pred[i] = classes[int((raw[i] + off).argmax())]
+        rows.append(_calib_row("all-pairs LOSO prior, match", mname, y, pred))
+        # Saerens' EM estimate of this debate's prior from all its candidates (unlabelled).
+        all_raw = clf._raw_scores(plan.queries())
+        P = np.exp(all_raw - all_raw.max(axis=1, keepdims=True))
+        P /= P.sum(axis=1, keepdims=True)
+        em = em_prior(P, classes, clf.train_prior)
+        em_rows.append({"model": mname, "em_prior": {k: round(v, 4) for k, v in em.prior.probabilities.items()},
+                        "iterations": em.iterations, "converged": em.converged, "pairs": len(P)})
+        rows.append(_calib_row("EM-estimated prior, bayes", mname, y, decide(offsets_for(em.prior))))
+    _ = match_offsets  # (documented API; the classifier calls it)
+    return {"debate": debate, "pairs": len(y), "related": n_att + n_sup, "attack": n_att, "support": n_sup,
+            "true_related_rate": round((n_att + n_sup) / len(y), 4), "rows": rows, "em": em_rows,
+            "prior_all_pairs": dict(ALL_PAIRS.probabilities)}
+
+
+def density(data: Path) -> dict[str, Any]:
+    from argfaith.datasets.ep import find_ep_debate, read_ep_debate
+    from argfaith.datasets.summaries import iter_summaries, list_summary_files
+    from argfaith.mining.pipeline import plan_debate, plan_summary, run_plan
+
+    debate_ids = sorted({f.parent.name for f in list_summary_files(data)})
+    rows = []
+    t0 = time.perf_counter()
+    for did in debate_ids:
+        debate = read_ep_debate(find_ep_debate(data / "ep_debates", did))
+        plans = [("source", plan_debate(debate))] + [(s.variant or "summary", plan_summary(s, debate)) for s in iter_summaries(data, did)]
+        before, after = make_classifier("offline?prior=balanced"), make_classifier("offline")
+        for doc, plan in plans:
+            if not plan.pairs:
+                continue
+            row: dict[str, Any] = {"debate": did, "document": doc, "pairs": len(plan.pairs)}
+            for tag, clf in (("before", before), ("after", after)):
+                res = run_plan(plan, clf)
+                row[f"{tag}_attacks"] = len(res.qbaf.attacks)
+                row[f"{tag}_supports"] = len(res.qbaf.supports)
+                row[f"{tag}_related_rate"] = round((len(res.qbaf.attacks) + len(res.qbaf.supports)) / len(plan.pairs), 4)
+            rows.append(row)
+    total = time.perf_counter() - t0
+
+    def agg(kind: str, tag: str) -> float:
+        sel = [r for r in rows if (r["document"] == "source") == (kind == "source")]
+        rel = sum(r[f"{tag}_attacks"] + r[f"{tag}_supports"] for r in sel)
+        return round(rel / sum(r["pairs"] for r in sel), 4)
+
+    summary = {k: {t: agg(k, t) for t in ("before", "after")} for k in ("source", "summary")}
+    return {"rows": rows, "pooled_related_rate": summary, "debates": len(debate_ids), "qbafs": len(rows),
+            "seconds": round(total, 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=os.environ.get("ARGFAITH_DATA"), help="data directory (default $ARGFAITH_DATA)")
@@ -168,6 +322,25 @@ def main() -> None:
             acc = r.get("accuracy_mean", r["accuracy"])
             print(f"{r['classifier']:28} {r['data']:11} {r['n']:>4} {r['mode']:8} {acc:6.3f} {f1:9.3f}{sd:8}"
                   f" {r['f1']['attack']:.2f}/{r['f1']['support']:.2f}/{r['f1']['no relation']:.2f}")
+    if "calibration" in parts:
+        res = calibration(data)
+        out["calibration"] = res
+        print(f"\ncalibration on {res['pairs']} exhaustively labelled candidates of {res['debate']} "
+              f"({res['related']} related = {res['true_related_rate']:.3f}: {res['support']} support, {res['attack']} attack)")
+        print(f"{'model':48} {'rule':48} {'rate':>6} {'macroF1':>7} {'relP':>6} {'relR':>6} {'relF1':>6}  F1 a/s/n")
+        for r in res["rows"]:
+            print(f"{r['model'][:48]:48} {r['rule'][:48]:48} {r['related_rate']:6.3f} {r['macro_f1']:7.3f} {r['related_precision']:6.3f} "
+                  f"{r['related_recall']:6.3f} {r['related_f1']:6.3f}  {r['f1']['attack']:.2f}/{r['f1']['support']:.2f}/{r['f1']['no relation']:.2f}")
+        for e in res["em"]:
+            print(f"EM prior ({e['model'][:40]}): {e['em_prior']} after {e['iterations']} iterations")
+    if "density" in parts:
+        res = density(data)
+        out["density"] = res
+        print(f"\n{'debate':24} {'document':26} {'pairs':>7} {'before a/s':>12} {'rate':>6} {'after a/s':>11} {'rate':>6}")
+        for r in res["rows"]:
+            print(f"{r['debate']:24} {r['document'][:26]:26} {r['pairs']:7d} {r['before_attacks']:6d}/{r['before_supports']:<5d} "
+                  f"{r['before_related_rate']:6.3f} {r['after_attacks']:5d}/{r['after_supports']:<5d} {r['after_related_rate']:6.3f}")
+        print(f"pooled related rate: {res['pooled_related_rate']}  ({res['qbafs']} QBAFs, {res['seconds']} s)")
     if "speed" in parts:
         rows = speed(data)
         out["speed"] = rows

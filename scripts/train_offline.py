@@ -15,6 +15,12 @@ Default recipe (what ships in ``argfaith/data``):
 4. ``embedding`` (needs the ``embeddings`` extra): the same plus MiniLM features; PCA axes are
    estimated on the training pairs' texts (``embedding_relation_model.npz``).
 
+5. Reference scores for the ``match`` decision rule of the all-pairs prior (mining's default,
+   ``argfaith.mining.classifiers.prior``): the fitted model's raw scores on a uniform sample of
+   the ALL-PAIRS candidates (sentence units, temporal constraint, as ``argfaith mine`` builds
+   them) of ``--ref-debates`` EP debates drawn at random outside the paper's three — unlabelled,
+   so no label of any evaluation set is used. Shipped as ``reference_scores`` in each ``.npz``.
+
 Before fitting the final models it reports grouped 5-fold cross-validation on the silver dev
 pairs (folds by source argument; extra pairs join every training fold), the number quoted in
 docs/classifiers.md. Usage::
@@ -36,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from argfaith.bench.relations import DebateContexts, cross_validate, pair_query  # noqa: E402
+from argfaith.bench.relations import DebateContexts, all_pairs_reference, cross_validate, pair_query  # noqa: E402
 from argfaith.datasets.relations import label_counts, load_relation_pairs  # noqa: E402
 from argfaith.mining.classifiers.offline import IdfTable, train_offline_classifier  # noqa: E402
 from sample_ep_pairs import SILVER_DEBATES, load_debate  # noqa: E402
@@ -44,6 +50,9 @@ from sample_ep_pairs import SILVER_DEBATES, load_debate  # noqa: E402
 OFFLINE_L2 = 0.03
 EMBEDDING_L2 = 0.3
 EXTRA_WEIGHT = 0.5
+REF_SEED = 20261130
+REF_DEBATES = 8
+REF_PAIRS = 750
 
 
 def build_idf(data: Path) -> IdfTable:
@@ -72,6 +81,8 @@ def main() -> None:
     ap.add_argument("--train", action="append", default=None, help="pair file[:weight]; repeatable (default: silver dev + ep_pairs_llm)")
     ap.add_argument("--cv-file", default=None, help="pairs to cross-validate on (default: the silver dev pairs)")
     ap.add_argument("--no-cv", action="store_true")
+    ap.add_argument("--ref-debates", type=int, default=REF_DEBATES, help="debates sampled for the all-pairs reference scores")
+    ap.add_argument("--ref-pairs", type=int, default=REF_PAIRS, help="candidate pairs sampled per reference debate")
     args = ap.parse_args()
     data = Path(args.data)
     out = Path(args.out_dir)
@@ -101,7 +112,10 @@ def main() -> None:
     print(f"debate context found for {ctx.found} speech arguments, missing for {ctx.missing}")
     y = [pp.label for pairs, _ in train for pp in pairs]
     w = np.concatenate([np.full(len(pairs), wt) for pairs, wt in train])
-    summary: dict = {"train": {str(p): {"weight": wt, "n": len(pairs), "labels": label_counts(pairs)} for (p, wt), (pairs, _) in zip(train_specs, train, strict=True)}}
+    ref_q, ref_ids = all_pairs_reference(data / "ep_debates", args.ref_debates, args.ref_pairs, seed=REF_SEED, exclude=SILVER_DEBATES)
+    print(f"reference sample: {len(ref_q)} all-pairs candidates of {', '.join(ref_ids)}")
+    ref_meta = {"reference": f"{len(ref_q)} all-pairs candidates (sentence units) of {', '.join(ref_ids)}"}
+    summary: dict = {"reference_debates": ref_ids, "train": {str(p): {"weight": wt, "n": len(pairs), "labels": label_counts(pairs)} for (p, wt), (pairs, _) in zip(train_specs, train, strict=True)}}
 
     if args.which in ("offline", "both"):
         if not args.no_cv:
@@ -111,7 +125,9 @@ def main() -> None:
                   + " ".join(f"{s.label}={s.f1:.2f}" for s in r.report.per_class))
             summary["offline_cv"] = {"accuracy": r.report.accuracy, "macro_f1": r.report.macro_f1}
         clf = train_offline_classifier(q, y, idf, l2=OFFLINE_L2, sample_weight=w)
-        clf.model.save(out / "offline_relation_model.npz", provenance=provenance, l2=str(OFFLINE_L2))
+        ref = clf._raw_scores(ref_q).astype(np.float16)  # 3 significant digits suffice for class shares
+        clf.model.save(out / "offline_relation_model.npz", arrays={"reference_scores": ref}, provenance=provenance,
+                       l2=str(OFFLINE_L2), **ref_meta)
         print(f"offline: fitted ({clf.model.iterations} Newton iterations, |grad| {clf.model.grad_norm:.1e}) -> {out / 'offline_relation_model.npz'}")
 
     if args.which in ("embedding", "both"):
@@ -130,8 +146,9 @@ def main() -> None:
                   + " ".join(f"{s.label}={s.f1:.2f}" for s in r.report.per_class))
             summary["embedding_cv"] = {"accuracy": r.report.accuracy, "macro_f1": r.report.macro_f1}
         clf = train_embedding_classifier(q, y, idf, pair_proj, src_proj, encoder=enc, l2=EMBEDDING_L2, sample_weight=w)
-        clf.model.save(out / "embedding_relation_model.npz", arrays={"pair_proj": pair_proj, "src_proj": src_proj},
-                       provenance=provenance + "; all-MiniLM-L6-v2 features (Apache-2.0)", l2=str(EMBEDDING_L2))
+        ref = clf._raw_scores(ref_q).astype(np.float16)  # 3 significant digits suffice for class shares
+        clf.model.save(out / "embedding_relation_model.npz", arrays={"pair_proj": pair_proj, "src_proj": src_proj, "reference_scores": ref},
+                       provenance=provenance + "; all-MiniLM-L6-v2 features (Apache-2.0)", l2=str(EMBEDDING_L2), **ref_meta)
         print(f"embedding: fitted -> {out / 'embedding_relation_model.npz'}")
     print(json.dumps(summary, indent=1))
     print(f"done in {time.perf_counter() - t0:.1f} s")

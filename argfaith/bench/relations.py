@@ -38,6 +38,7 @@ from argfaith.mining.classifiers.base import PairQuery, ProgressCallback, Relati
 __all__ = [
     "BenchmarkResult",
     "DebateContexts",
+    "all_pairs_reference",
     "pair_query",
     "run_relation_benchmark",
     "group_folds",
@@ -90,6 +91,36 @@ class DebateContexts:
             else:
                 self.found += 1
         return hit
+
+
+def all_pairs_reference(
+    root: str | Path,
+    n_debates: int = 8,
+    per_debate: int = 1000,
+    *,
+    seed: int = 20261130,
+    exclude: Sequence[str] = (),
+) -> tuple[list[PairQuery], list[str]]:
+    """A uniform sample of mining's all-pairs candidates: ``per_debate`` pairs from each of
+    ``n_debates`` EP debates drawn at random (``seed``) among those below ``root`` not in
+    ``exclude`` — sentence units, temporal constraint and speech context exactly as
+    ``argfaith mine`` builds them. Unlabelled; used for the ``match`` decision rule's reference
+    scores (:mod:`argfaith.mining.classifiers.prior`). Returns (queries, debate ids)."""
+    from argfaith.datasets.ep import list_ep_debates, read_ep_debate
+    from argfaith.mining.pipeline import plan_debate
+
+    folders = [f for f in list_ep_debates(root) if f.name not in set(exclude)]
+    if not folders:
+        raise ConfigurationError(f"{root}: no debates to sample reference pairs from")
+    rng = random.Random(seed)
+    chosen = sorted(rng.sample(folders, min(n_debates, len(folders))), key=lambda f: f.name)  # all, if fewer
+    out: list[PairQuery] = []
+    for f in chosen:
+        plan = plan_debate(read_ep_debate(f, annotations=False), units="sentences")
+        pairs = list(plan.pairs)
+        keep = sorted(rng.sample(range(len(pairs)), min(per_debate, len(pairs))))
+        out += plan.queries([pairs[i] for i in keep])
+    return out, [f.name for f in chosen]
 
 
 def pair_query(pair: RelationPair, contexts: DebateContexts | None = None) -> PairQuery:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from argfaith.datasets.relations import load_relation_pairs
@@ -32,20 +33,26 @@ def test_training_script_writes_loadable_weights(tmp_path):
     idf = load_idf(out / "offline_idf.json")
     assert model.feature_names == FEATURE_NAMES and "relations/pairs.jsonl (weight 1.0)" in meta["provenance"]
     assert json.loads((out / "offline_idf.json").read_text(encoding="utf-8"))["default"] == idf.default
+    from argfaith.mining.classifiers._linear import LinearModel
+
+    ref = LinearModel.load_arrays(out / "offline_relation_model.npz")["reference_scores"]
+    assert ref.shape[1] == 3 and len(ref) > 0 and np.isfinite(ref).all()  # all-pairs reference sample (match rule)
+    assert "all-pairs candidates" in meta["reference"]
+    clf = OfflineRelationClassifier(model, idf, prior="all-pairs", reference_scores=ref)
+    assert clf.match is not None and clf.match.max_error < 0.05
     clf = OfflineRelationClassifier(model, idf)
     pairs = load_relation_pairs(PAIRS)
     from argfaith.bench.relations import pair_query
 
     preds = clf.classify([pair_query(p) for p in pairs])
     assert sum(p.label == x.label for p, x in zip(preds, pairs, strict=True)) >= 10  # fits its 12 training pairs
-    # Reproducible: a second run writes the same weights.
+    # Reproducible: a second run writes the same weights (and reference scores).
     out2 = tmp_path / "out2"
     subprocess.run([sys.executable, str(ROOT / "scripts" / "train_offline.py"), "--data", str(data), "--which", "offline",
                     "--train", f"{PAIRS}:1", "--no-cv", "--out-dir", str(out2)], check=True, capture_output=True, timeout=300,
                    env={**os.environ, "PYTHONPATH": str(ROOT)})
-    import numpy as np
-
     assert np.array_equal(load_offline_model(out2 / "offline_relation_model.npz")[0].coef, model.coef)
+    assert np.array_equal(LinearModel.load_arrays(out2 / "offline_relation_model.npz")["reference_scores"], ref)
 
 
 @pytest.mark.slow

@@ -147,8 +147,9 @@ class EmbeddingRelationClassifier(PriorAwareClassifier):
         A callable texts → normalised embeddings; default: :class:`SentenceEncoder` (MiniLM).
     idf
         The offline IDF table; default: the shipped one.
-    prior
-        Deployment class prior, as for :class:`~argfaith.mining.classifiers.offline.OfflineRelationClassifier`.
+    prior, decision, reference_scores
+        Deployment class prior and decision rule, as for
+        :class:`~argfaith.mining.classifiers.offline.OfflineRelationClassifier`.
     """
 
     name = "embedding"
@@ -162,6 +163,8 @@ class EmbeddingRelationClassifier(PriorAwareClassifier):
         encoder: Encoder | None = None,
         idf: IdfTable | None = None,
         prior: str | ClassPrior | None = None,
+        decision: str | None = None,
+        reference_scores: np.ndarray | None = None,
         batch_size: int = 2000,
     ) -> None:
         if model is None:
@@ -171,8 +174,10 @@ class EmbeddingRelationClassifier(PriorAwareClassifier):
             model, self.metadata = LinearModel.load(path)
             arrays = LinearModel.load_arrays(path)
             pair_proj, src_proj = arrays["pair_proj"], arrays["src_proj"]
+            reference_scores = arrays.get("reference_scores")
         else:
             self.metadata = {}
+        self.reference_scores = reference_scores
         if pair_proj is None or src_proj is None:
             raise ConfigurationError("embedding classifier: pass both projections with custom weights")
         expected = embedding_feature_names(pair_proj.shape[1], src_proj.shape[1])
@@ -187,7 +192,7 @@ class EmbeddingRelationClassifier(PriorAwareClassifier):
         self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(default_idf_path()))
         self.batch_size = batch_size
         self._usage = Usage()
-        self._init_prior(prior)
+        self._init_prior(prior, decision)
 
     @property
     def usage(self) -> Usage:
@@ -197,9 +202,9 @@ class EmbeddingRelationClassifier(PriorAwareClassifier):
             self._usage.extra["distinct_texts"] = float(enc)
         return self._usage
 
-    def _raw_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
+    def _raw_scores(self, pairs: Sequence[PairQuery]) -> np.ndarray:
         X = embedding_features(pairs, self.featurizer, self.encoder, self.pair_proj, self.src_proj)
-        return self.model.predict_proba(X)
+        return self.model.decision_function(X)
 
 
 def train_embedding_classifier(

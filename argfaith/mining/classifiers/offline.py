@@ -46,7 +46,7 @@ from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.mining.classifiers._linear import LinearModel, fit_logistic_regression
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
 from argfaith.mining.classifiers.context import CONTEXT_FEATURE_NAMES, ContextFeaturizer
-from argfaith.mining.classifiers.prior import BALANCED, ClassPrior, resolve_prior, shift_prior
+from argfaith.mining.classifiers.prior import BALANCED, ClassPrior, MatchResult, match_offsets, resolve_prior
 
 __all__ = [
     "TextProfile",
@@ -316,32 +316,48 @@ def predictions_from_proba(proba: np.ndarray, classes: Sequence[str]) -> list[Pr
 class PriorAwareClassifier:
     """Shared deployment-prior handling of the trainable offline classifiers.
 
-    Subclasses set ``self.model`` and implement ``_raw_proba(pairs)`` (posteriors under the
-    training prior). ``prior`` (see :func:`~argfaith.mining.classifiers.prior.resolve_prior`)
-    corrects them for the deployment class mix; ``prior_explicit`` records whether the user chose
-    it (mining only overrides a prior nobody chose).
+    Subclasses set ``self.model`` (and ``self.reference_scores``, the raw scores of a reference
+    sample of all-pairs candidates shipped with the weights, or ``None``) and implement
+    ``_raw_scores(pairs)`` (the model's log-scores under its training prior). ``prior`` (see
+    :func:`~argfaith.mining.classifiers.prior.resolve_prior`) adapts the decision to the
+    deployment class mix; ``prior_explicit`` records whether the user chose it (mining only
+    replaces a prior nobody chose).
     """
 
     name = "offline"
     model: LinearModel
     _usage: Usage
     batch_size: int
+    reference_scores: np.ndarray | None = None
 
-    def _init_prior(self, prior: str | ClassPrior | None) -> None:
-        self.prior: ClassPrior | None = resolve_prior(prior)
+    def _init_prior(self, prior: str | ClassPrior | None, decision: str | None = None) -> None:
+        self.prior: ClassPrior | None = resolve_prior(prior, decision=decision)
         self.prior_explicit = prior is not None
         self.train_prior = model_train_prior(self.model)
+        self._offsets: np.ndarray | None = None
+        self.match: MatchResult | None = None
+        if self.prior is not None:
+            shift = np.log(np.maximum(self.prior.vector(self.model.classes), 1e-300)) - np.log(self.train_prior.vector(self.model.classes))
+            if self.prior.decision == "match":
+                if self.reference_scores is None or len(self.reference_scores) == 0:
+                    raise ConfigurationError(
+                        f"{self.name}: prior {self.prior.name!r} uses the 'match' decision rule, but these weights ship no "
+                        "reference scores; retrain with scripts/train_offline.py or use decision=bayes"
+                    )
+                self.match = match_offsets(self.reference_scores + shift, self.prior.vector(self.model.classes))
+                shift = shift + np.array(self.match.offsets)
+            self._offsets = shift
 
-    def _raw_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:  # pragma: no cover - abstract
+    def _raw_scores(self, pairs: Sequence[PairQuery]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def with_prior(self, prior: str | ClassPrior) -> PriorAwareClassifier:
+    def with_prior(self, prior: str | ClassPrior, decision: str | None = None) -> PriorAwareClassifier:
         """A sibling classifier with another deployment prior, sharing the model, the per-text
         caches and the usage counters (cheap; used by mining)."""
         import copy
 
         twin = copy.copy(self)
-        twin._init_prior(prior)
+        twin._init_prior(prior, decision)
         return twin
 
     @property
@@ -352,11 +368,15 @@ class PriorAwareClassifier:
         return f"{self.name}|{meta.get('provenance', 'custom weights')}|prior={prior}"
 
     def predict_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
-        """Class probabilities in ``self.model.classes`` order, corrected to ``self.prior``."""
-        P = self._raw_proba(pairs)
-        if self.prior is None:
-            return P
-        return shift_prior(P, self.model.classes, self.train_prior, self.prior)
+        """Class probabilities in ``self.model.classes`` order. With a ``bayes`` prior they are
+        the prior-corrected posteriors; with ``match`` the softmax of the offset scores (decision
+        scores whose arg-max is the label, not calibrated probabilities)."""
+        S = self._raw_scores(pairs)
+        if self._offsets is not None:
+            S = S + self._offsets
+        S = S - S.max(axis=1, keepdims=True) if len(S) else S
+        E = np.exp(S)
+        return E / E.sum(axis=1, keepdims=True) if len(S) else E
 
     def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
         out: list[Prediction] = []
@@ -383,6 +403,11 @@ class OfflineRelationClassifier(PriorAwareClassifier):
         probabilities, a :class:`~argfaith.mining.classifiers.prior.ClassPrior`); ``None`` = the
         model's own posteriors (class-balanced training), which mining replaces by the all-pairs
         prior.
+    decision
+        ``bayes`` or ``match`` to override the prior's decision rule.
+    reference_scores
+        Raw scores of a reference sample of all-pairs candidates (for ``match``); default: the
+        ones shipped with the default weights.
     batch_size
         Pairs featurised per progress tick.
     """
@@ -395,12 +420,16 @@ class OfflineRelationClassifier(PriorAwareClassifier):
         idf: IdfTable | None = None,
         *,
         prior: str | ClassPrior | None = None,
+        decision: str | None = None,
+        reference_scores: np.ndarray | None = None,
         batch_size: int = 2000,
     ) -> None:
         if model is None:
             model, self.metadata = load_offline_model(default_weights_path())
+            reference_scores = LinearModel.load_arrays(default_weights_path()).get("reference_scores")
         else:
             self.metadata = {}
+        self.reference_scores = reference_scores
         if tuple(model.feature_names) and tuple(model.feature_names) != FEATURE_NAMES:
             raise ConfigurationError(
                 "offline model weights do not match this version's features; retrain with scripts/train_offline.py"
@@ -411,7 +440,7 @@ class OfflineRelationClassifier(PriorAwareClassifier):
         self.featurizer = PairFeaturizer(idf if idf is not None else load_idf(default_idf_path()))
         self.batch_size = batch_size
         self._usage = Usage()
-        self._init_prior(prior)
+        self._init_prior(prior, decision)
 
     @property
     def usage(self) -> Usage:
@@ -419,8 +448,8 @@ class OfflineRelationClassifier(PriorAwareClassifier):
         self._usage.extra["distinct_texts"] = float(self.featurizer.profiled)
         return self._usage
 
-    def _raw_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
-        return self.model.predict_proba(self.featurizer.matrix(pairs))
+    def _raw_scores(self, pairs: Sequence[PairQuery]) -> np.ndarray:
+        return self.model.decision_function(self.featurizer.matrix(pairs))
 
 
 def load_idf(path: str | Path) -> IdfTable:

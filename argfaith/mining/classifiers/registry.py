@@ -12,7 +12,8 @@ Spec grammar: ``NAME[:ARG][?key=value&key=value]``.
 =====================  ===============================================================
 
 ``prior`` (offline, embedding): the deployment class prior — ``balanced``, ``sampled``,
-``all-pairs`` or ``attack=P;support=P;no relation=P`` (see :mod:`argfaith.mining.classifiers.prior`).
+``all-pairs`` or ``attack=P;support=P;no relation=P`` (see :mod:`argfaith.mining.classifiers.prior`);
+``decision`` (``bayes`` | ``match``) overrides the prior's decision rule.
 Without it the model's own class-balanced posteriors are used, except in mining, which switches
 to the all-pairs prior.
 
@@ -56,21 +57,28 @@ def _no_options(name: str, opts: dict[str, str]) -> None:
 def _offline(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     from argfaith.mining.classifiers.offline import OfflineRelationClassifier, load_offline_model
 
-    _no_options("offline", {k: v for k, v in opts.items() if k not in ("weights", "prior")})
-    prior = opts.get("prior") or None
+    from argfaith.mining.classifiers._linear import LinearModel
+
+    _no_options("offline", {k: v for k, v in opts.items() if k not in ("weights", "prior", "decision")})
+    prior, decision = opts.get("prior") or None, opts.get("decision") or None
+    if decision is not None and prior is None:
+        raise ConfigurationError("offline: decision= needs a prior= (e.g. ?prior=all-pairs&decision=bayes)")
     if "weights" in opts:
         model, meta = load_offline_model(opts["weights"])
-        clf = OfflineRelationClassifier(model, prior=prior)
+        clf = OfflineRelationClassifier(model, prior=prior, decision=decision,
+                                        reference_scores=LinearModel.load_arrays(opts["weights"]).get("reference_scores"))
         clf.metadata = meta
         return clf
-    return OfflineRelationClassifier(prior=prior)
+    return OfflineRelationClassifier(prior=prior, decision=decision)
 
 
 def _embedding(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     from argfaith.mining.classifiers.embedding import EmbeddingRelationClassifier
 
-    _no_options("embedding", {k: v for k, v in opts.items() if k != "prior"})
-    return EmbeddingRelationClassifier(prior=opts.get("prior") or None)
+    _no_options("embedding", {k: v for k, v in opts.items() if k not in ("prior", "decision")})
+    if opts.get("decision") and not opts.get("prior"):
+        raise ConfigurationError("embedding: decision= needs a prior= (e.g. ?prior=all-pairs&decision=bayes)")
+    return EmbeddingRelationClassifier(prior=opts.get("prior") or None, decision=opts.get("decision") or None)
 
 
 def _majority(arg: str | None, opts: dict[str, str]) -> RelationClassifier:

@@ -7,8 +7,10 @@ case study rests on are recorded:
 - argument counts: provisions, speech arguments (sentence segmentation by default; human spans
   are counted too where annotated), units dropped by the unit policy, per reason;
 - candidate pairs per strategy: ``all`` = n(n−1)/2 + n·p; ``topk:K`` / ``random:K`` keep
-  min(K, #targets) per source, Σᵢ min(K, p + i); ``cascade:P`` = pairs the classifier gives
-  P(no relation) < P (from the mined probabilities);
+  min(K, #targets) per source, Σᵢ min(K, p + i); ``cascade:P`` = pairs the mining classifier
+  (with its all-pairs prior, as in mining) gives P(no relation) < P — note that
+  ``--candidates cascade:P`` itself runs the offline model with its training prior, which is
+  less sure of "no relation" and keeps more pairs;
 - the mined QBAF's size (attacks, supports, density) and π_ar, mean π_pcr;
 - the distribution of the proposals' DF-QuAD strengths σ at every τ.
 
@@ -40,6 +42,7 @@ __all__ = [
     "TOPK",
     "CASCADES",
     "pairs_kept_per_source",
+    "stream_source_qbaf",
     "source_statistics",
     "run_source_stats",
     "run_source_stats_cli",
@@ -92,6 +95,55 @@ def _codes(preds: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     return codes, pn
 
 
+def stream_source_qbaf(
+    plan: Any,
+    classifier: Any,
+    *,
+    tau: float = 0.2,
+    progress: Callable[[int, int], None] | None = None,
+    timings: dict[str, float] | None = None,
+) -> tuple[Any, np.ndarray, np.ndarray]:
+    """Classify a debate plan's pairs in chunks and build the QBAF from index arrays.
+
+    The labels are exactly those of :func:`argfaith.mining.pipeline.run_plan` (the classifier goes
+    through the same :func:`~argfaith.mining.classifiers.prior.mining_classifier`), without the
+    checkpoint and the per-pair relation objects. Returns the QBAF (ids, kinds and base scores;
+    no texts), the label code of every planned pair (0 no relation, 1 attack, 2 support) and
+    its P(no relation) (NaN when the classifier gives neither probabilities nor confidence).
+    """
+    from argfaith.mining.classifiers.prior import mining_classifier
+    from argfaith.qbaf import QBAF
+
+    classifier = mining_classifier(classifier)
+    props, speech = plan.proposals, plan.speech
+    p, n = len(props), len(speech)
+    index = {u.id: i for i, u in enumerate((*props, *speech))}
+    total = len(plan.pairs)
+    src = np.empty(total, dtype=np.int64)
+    tgt = np.empty(total, dtype=np.int64)
+    codes = np.empty(total, dtype=np.int8)
+    pnr = np.empty(total, dtype=np.float64)
+    for start in range(0, total, _CHUNK):
+        chunk = plan.pairs[start : start + _CHUNK]
+        preds = classifier.classify(plan.queries(chunk))
+        if len(preds) != len(chunk):
+            raise ValueError(f"classifier {classifier.name!r} returned {len(preds)} predictions for {len(chunk)} pairs")
+        end = start + len(chunk)
+        codes[start:end], pnr[start:end] = _codes(preds)
+        src[start:end] = [index[x.source_id] for x in chunk]
+        tgt[start:end] = [index[x.target_id] for x in chunk]
+        if progress is not None:
+            progress(end, total)
+    t = time.perf_counter()
+    attacks = np.stack([src[codes == 1], tgt[codes == 1]], axis=1)
+    supports = np.stack([src[codes == 2], tgt[codes == 2]], axis=1)
+    q = QBAF.from_arrays(np.array([0.5] * p + [tau] * n), attacks, supports, is_proposal=np.array([True] * p + [False] * n),
+                         ids=[u.id for u in (*props, *speech)], tau=tau, debate=True, name=plan.name)
+    if timings is not None:
+        timings["build"] = time.perf_counter() - t
+    return q, codes, pnr
+
+
 def source_statistics(
     debate: Any,
     classifier: Any,
@@ -108,41 +160,18 @@ def source_statistics(
     """
     from argfaith.metrics.faithfulness import argument_relevance, mean_pro_con_ratio
     from argfaith.mining.pipeline import plan_debate
-    from argfaith.qbaf import QBAF, dfquad_strengths
+    from argfaith.qbaf import dfquad_strengths
 
     t0 = time.perf_counter()
     plan = plan_debate(debate, units=units, segmenter=segmenter)  # type: ignore[arg-type]
     t_plan = time.perf_counter()
+    timings: dict[str, float] = {}
+    q, codes, pnr = stream_source_qbaf(plan, classifier, tau=plan_tau(taus), progress=progress, timings=timings)
+    t_build = time.perf_counter()
+    t_cls = t_build - timings["build"]
     props, speech = plan.proposals, plan.speech
     p, n = len(props), len(speech)
-    index = {u.id: i for i, u in enumerate((*props, *speech))}
     total = len(plan.pairs)
-    src = np.empty(total, dtype=np.int64)
-    tgt = np.empty(total, dtype=np.int64)
-    codes = np.empty(total, dtype=np.int8)
-    pnr = np.empty(total, dtype=np.float64)
-    done = 0
-    for start in range(0, total, _CHUNK):
-        chunk = plan.pairs[start : start + _CHUNK]
-        preds = classifier.classify(plan.queries(chunk))
-        if len(preds) != len(chunk):
-            raise ValueError(f"classifier {classifier.name!r} returned {len(preds)} predictions for {len(chunk)} pairs")
-        c, pn = _codes(preds)
-        end = start + len(chunk)
-        codes[start:end], pnr[start:end] = c, pn
-        src[start:end] = [index[x.source_id] for x in chunk]
-        tgt[start:end] = [index[x.target_id] for x in chunk]
-        done = end
-        if progress is not None:
-            progress(done, total)
-    t_cls = time.perf_counter()
-    attacks = np.stack([src[codes == 1], tgt[codes == 1]], axis=1)
-    supports = np.stack([src[codes == 2], tgt[codes == 2]], axis=1)
-    base = np.array([0.5] * p + [plan_tau(taus)] * n)
-    is_prop = np.array([True] * p + [False] * n)
-    q = QBAF.from_arrays(base, attacks, supports, is_proposal=is_prop, ids=[u.id for u in (*props, *speech)],
-                         tau=plan_tau(taus), debate=True, name=debate.id)
-    t_build = time.perf_counter()
     pids = [u.id for u in props]
     sigma = {}
     for t in taus:

@@ -1,0 +1,124 @@
+"""`argfaith study` through the real entry point (subprocess) and in-process (argfaith.cli.main)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "study"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    e = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ARGFAITH_DATA")}
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "argfaith", "study", *args], capture_output=True, text=True, env=e, timeout=300)
+
+
+def main(args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run the CLI in-process with the real exit-code handling of argfaith.cli.main."""
+    from argfaith.cli import main as cli_main
+
+    monkeypatch.setattr(sys, "argv", ["argfaith", "study", *args])
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(SystemExit) as ei:
+        cli_main()
+    out, err = capsys.readouterr()
+    code = ei.value.code if isinstance(ei.value.code, int) else (0 if ei.value.code is None else 1)
+    return code, out, err
+
+
+def test_study_runs_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"), "--out", str(out),
+            "--classifier", "lexical", "--baselines", "rouge", "--tau", "0.15,0.2"]
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    assert "5 evaluated, 1 skipped, 0 failed" in r.stdout
+    assert 'claude_org_zero_shot: no summary text in the file ("summary": null)' in r.stdout
+    rows = list(csv.DictReader(open(out / "table.csv", encoding="utf-8")))
+    assert len(rows) == 6 and "pi_bc@0.15" in rows[0] and "rouge2_f" in rows[0]
+    assert all(r_["rouge2_f"] for r_ in rows if r_["status"] == "ok")
+    assert (out / "index.html").is_file() and (out / "plots" / "metrics_by_variant.svg").is_file()
+    assert "[  6/6]" in r.stderr  # one progress line per item when stderr is not a terminal
+    r2 = run(*args)
+    assert r2.returncode == 0 and "6 reused from an earlier run, 0 done now" in r2.stdout
+
+
+def test_claude_without_key_prints_the_cost_estimate(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = run("--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"), "--out", str(out),
+            "--classifier", "claude")
+    assert r.returncode == 0, r.stderr
+    assert "ANTHROPIC_API_KEY is not set" in r.stderr
+    assert "whole study: 2 debates, 5 summaries" in r.stdout and "single" in r.stdout and "multi+cache" in r.stdout
+    assert "no classifier was called" in r.stdout
+    est = json.loads((out / "dry_run.json").read_text())
+    assert est["pairs"] == sum(d["source_pairs"] + d["summary_pairs"] for d in est["debates"])
+    assert not (out / "mined").exists()
+
+
+def test_dry_run_json_and_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = main(["--data", str(FIX), "--out", str(tmp_path / "o"), "--classifier", "offline", "--dry-run",
+                         "--format", "json", "--model", "claude-haiku-5-5"], monkeypatch, capsys)
+    assert code == 0
+    d = json.loads(out)
+    assert d["model"] == "claude-haiku-5-5" and [e["strategy"] for e in d["total"]][0] == "single"
+    assert d["total"][0]["requests"] == d["pairs"]
+
+
+def test_data_directory_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ARGFAITH_DATA", str(FIX))
+    code, out, _ = main(["--out", str(tmp_path / "o"), "--classifier", "majority", "--baselines", "none", "--no-plots",
+                         "--no-html", "-q"], monkeypatch, capsys)
+    assert code == 0 and "5 evaluated" in out
+    assert not (tmp_path / "o" / "index.html").exists()
+
+
+def test_failed_items_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(FIX, data)
+    (data / "ep_debates" / "debates" / "CRE-20990202-ITEM-002" / "metadata.json").write_text("[1, 2")
+    code, out, _ = main(["--data", str(data), "--out", str(tmp_path / "o"), "--classifier", "majority", "--baselines",
+                         "none", "--no-plots", "-q"], monkeypatch, capsys)
+    assert code == 1
+    assert out.count("FAILED CRE-20990202-ITEM-002/") == 3 and "metadata.json" in out
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--debates", "/nonexistent/dir", "--summaries", str(FIX)], "--debates: /nonexistent/dir is not a directory"),
+        (["--data", str(FIX), "--tau", "0.2,x"], "--tau: 'x' is not a number"),
+        (["--data", str(FIX), "--baselines", "rouge,bleu"], "unknown baseline(s) ['bleu']"),
+        (["--data", str(FIX), "--classifier", "nope"], "unknown classifier 'nope'"),
+        (["--data", str(FIX), "--units", "words"], "--units must be auto, spans or sentences"),
+        (["--data", str(FIX), "--source-only", "--candidates", "topk:5"], "--source-only mines all pairs"),
+        ([], "no debates folder"),
+    ],
+)
+def test_bad_options_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                            extra: list[str], message: str) -> None:
+    monkeypatch.delenv("ARGFAITH_DATA", raising=False)
+    code, _, err = main(["--out", str(tmp_path / "o"), *extra], monkeypatch, capsys)
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("error: ") and message in last and "Traceback" not in err
+
+
+def test_source_only(tmp_path: Path) -> None:
+    out = tmp_path / "src"
+    r = run("--source-only", "--debates", str(FIX / "ep_debates"), "--out", str(out), "--classifier", "lexical", "--tau", "0.2")
+    assert r.returncode == 0, r.stderr
+    assert "Source-only statistics (2 of 2 debates)" in r.stdout
+    rows = list(csv.DictReader(open(out / "source_stats.csv", encoding="utf-8")))
+    assert [x["debate"] for x in rows] == ["CRE-20990201-ITEM-001", "CRE-20990202-ITEM-002"]
+    assert all(x["status"] == "ok" and int(x["pairs_all"]) > 0 for x in rows)
+    s = json.loads((out / "source_stats.json").read_text())
+    assert s["pairs"]["all"] == sum(int(x["pairs_all"]) for x in rows)

@@ -280,28 +280,43 @@ def _explanations(q: Any, qs: Any, report: Any, config: StudyConfig) -> list[Any
     ]
 
 
-def _text_baselines(src_text: str, summary_text: str, task: DebateTask) -> Any:
-    from argfaith.metrics.report import RougeReport, TextBaselines
-    from argfaith.metrics.text import bertscore, nli_score, rouge_scores
+class _DebateBaselines:
+    """The text baselines of one debate's summaries: the transcript is tokenised (ROUGE) and
+    encoded (BERTScore) once, lazily (:mod:`argfaith.study.baselines`)."""
 
-    cfg = task.config
-    kw: dict[str, Any] = {}
-    notes = list(task.baseline_notes)
-    if "rouge" in task.baselines:
-        r = rouge_scores(src_text, summary_text)
-        for k in ("rouge1", "rouge2", "rougeL"):
-            v = getattr(r, k)
-            kw[k] = RougeReport(precision=v.precision, recall=v.recall, fmeasure=v.fmeasure)
-    if "bertscore" in task.baselines:
-        b = bertscore(src_text, summary_text, model=cfg.bertscore_model)
-        kw.update(bertscore_precision=b.precision, bertscore_recall=b.recall, bertscore_f1=b.f1, bertscore_model=Path(b.model).name)
-    if "nli" in task.baselines:
-        n = nli_score(src_text, summary_text, model=cfg.nli_model)
-        kw.update(nli=n.score, nli_model=Path(n.model).name)
-    if not task.baselines:
-        return None
-    notes.append("reference: the debate's English transcript (all interventions, in order)")
-    return TextBaselines(**kw, notes=notes)
+    def __init__(self, src_text: str, task: DebateTask) -> None:
+        self.src_text = src_text
+        self.task = task
+        self._rouge: Any = None
+        self._bert: Any = None
+
+    def __call__(self, summary_text: str) -> Any:
+        from argfaith.metrics.report import RougeReport, TextBaselines
+        from argfaith.metrics.text import nli_score
+        from argfaith.study.baselines import ReferenceBERTScore, ReferenceRouge
+
+        task, cfg = self.task, self.task.config
+        if not task.baselines:
+            return None
+        kw: dict[str, Any] = {}
+        if "rouge" in task.baselines:
+            if self._rouge is None:
+                self._rouge = ReferenceRouge(self.src_text)
+            r = self._rouge.score(summary_text)
+            for k in ("rouge1", "rouge2", "rougeL"):
+                v = getattr(r, k)
+                kw[k] = RougeReport(precision=v.precision, recall=v.recall, fmeasure=v.fmeasure)
+        if "bertscore" in task.baselines:
+            if self._bert is None:
+                self._bert = ReferenceBERTScore(self.src_text, model=cfg.bertscore_model)
+            b = self._bert.score(summary_text)
+            kw.update(bertscore_precision=b.precision, bertscore_recall=b.recall, bertscore_f1=b.f1,
+                      bertscore_model=Path(b.model).name)
+        if "nli" in task.baselines:
+            n = nli_score(self.src_text, summary_text, model=cfg.nli_model)
+            kw.update(nli=n.score, nli_model=Path(n.model).name)
+        notes = [*task.baseline_notes, "reference: the debate's English transcript (all interventions, in order)"]
+        return TextBaselines(**kw, notes=notes)
 
 
 def _write_row(paths: StudyPaths, sf: SummaryFile, key: str, status: str, row: dict[str, Any], **extra: Any) -> None:
@@ -313,8 +328,8 @@ def _write_row(paths: StudyPaths, sf: SummaryFile, key: str, status: str, row: d
 
 # ---------------------------------------------------------------------------- one summary
 def _process_summary(
-    task: DebateTask, debate: Any, q: Any, src_text: str, source_pairs: int | None, sf: SummaryFile, mining_key: str,
-    item_key: str, clf: RelationClassifier, emit: EventCallback,
+    task: DebateTask, debate: Any, q: Any, baselines: _DebateBaselines, source_pairs: int | None, sf: SummaryFile,
+    mining_key: str, item_key: str, clf: RelationClassifier, emit: EventCallback,
 ) -> ItemOutcome:
     from argfaith.datasets.documents import load_summary
     from argfaith.metrics.evaluate import evaluate_many
@@ -356,7 +371,7 @@ def _process_summary(
     t_eval = time.perf_counter()
     if task.baselines:
         emit(("phase", did, f"text baselines {sf.variant}"))
-    tb = _text_baselines(src_text, summ.text, task)
+    tb = baselines(summ.text)
     t_base = time.perf_counter()
     reports = [
         r.model_copy(update={
@@ -443,11 +458,11 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
         for it in items:
             emit(("item", did, it.variant, "failed", 0.0, it.key, it.note))
         return DebateOutcome(did, items, src_info, msg, time.perf_counter() - t0)
-    text = source_text(debate)
+    baselines = _DebateBaselines(source_text(debate), task)
     outcomes = []
     for sf, mkey, ikey in task.pending:
         try:
-            o = _process_summary(task, debate, q, text, src_info.get("pairs"), sf, mkey, ikey, clf, emit)
+            o = _process_summary(task, debate, q, baselines, src_info.get("pairs"), sf, mkey, ikey, clf, emit)
         except KeyboardInterrupt:
             raise
         except Exception as e:  # noqa: BLE001 - recorded per item; the others go on

@@ -51,7 +51,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from argfaith.bench.relations import cross_validate, pair_query, run_relation_benchmark, trainer_for  # noqa: E402
+from argfaith.bench.relations import (  # noqa: E402
+    DebateContexts,
+    cross_validate,
+    nested_cross_validate,
+    pair_query,
+    run_relation_benchmark,
+    trainer_for,
+)
 from argfaith.datasets.relations import load_amelia_pairs, load_relation_pairs  # noqa: E402
 from argfaith.mining.classifiers.base import PairQuery  # noqa: E402
 from argfaith.mining.classifiers.offline import default_idf_path, load_idf, train_offline_classifier  # noqa: E402
@@ -86,6 +93,7 @@ def quality(data: Path, seeds: int) -> list[dict[str, Any]]:
     amelia_train = load_amelia_pairs(data / "arc_pairs" / "amelia" / "spl2_train.csv")
     ep = load_relation_pairs(data / "ep_relations_silver" / "dev.jsonl")
     llm = load_relation_pairs(LLM_PAIRS)
+    ctx = DebateContexts(data / "ep_debates")  # speech context of the EP argument ids
     names = ["majority", "lexical", "offline"] + (["embedding"] if _has_embeddings() else [])
     rows: list[dict[str, Any]] = []
     for name in names:
@@ -94,15 +102,18 @@ def quality(data: Path, seeds: int) -> list[dict[str, Any]]:
         if name in ("majority", "lexical"):
             rows.append(_row(name, "ep-dev", run_relation_benchmark(ep, clf, by="target_kind")))
         else:
-            runs = [cross_validate(ep, trainer_for(name), name=name, k=5, group_by="source", seed=s, extra_train=llm,
-                                   extra_weight=0.5, by="target_kind") for s in range(seeds)]
-            f1s = [r.report.macro_f1 for r in runs]
-            rows.append(_row(name, "ep-dev", runs[0], cv="5-fold grouped by source, + ep_pairs_llm (w 0.5)",
-                             cv_seeds=seeds, macro_f1_mean=round(float(np.mean(f1s)), 4),
-                             macro_f1_sd=round(float(np.std(f1s)), 4),
-                             accuracy_mean=round(float(np.mean([r.report.accuracy for r in runs])), 4)))
-            in_sample = run_relation_benchmark(ep, clf)
-            rows[-1]["in_sample_macro_f1"] = round(in_sample.report.macro_f1, 4)
+            for label, contexts in (("", ctx), (" (no context)", None)):
+                runs = [cross_validate(ep, trainer_for(name), name=name, k=5, group_by="source", seed=s, extra_train=llm,
+                                       extra_weight=0.5, by="target_kind", contexts=contexts) for s in range(seeds)]
+                f1s = [r.report.macro_f1 for r in runs]
+                rows.append(_row(name + label, "ep-dev", runs[0], cv="5-fold grouped by source, + ep_pairs_llm (w 0.5)",
+                                 cv_seeds=seeds, macro_f1_mean=round(float(np.mean(f1s)), 4),
+                                 macro_f1_sd=round(float(np.std(f1s)), 4), macro_f1_seeds=[round(f, 4) for f in f1s],
+                                 accuracy_mean=round(float(np.mean([r.report.accuracy for r in runs])), 4),
+                                 f1_mean={lab: round(float(np.mean([[c.f1 for c in r.report.per_class if c.label == lab][0] for r in runs])), 4)
+                                          for lab in ("attack", "support", "no relation")}))
+            in_sample = run_relation_benchmark(ep, clf, contexts=ctx)
+            rows[-2]["in_sample_macro_f1"] = round(in_sample.report.macro_f1, 4)
     # Cross-domain: the offline features and learner trained on Amelia train.
     idf = load_idf(default_idf_path())
     t0 = time.perf_counter()
@@ -111,6 +122,28 @@ def quality(data: Path, seeds: int) -> list[dict[str, Any]]:
     am.name = "offline (Amelia-trained)"
     rows.append(_row(am.name, "amelia-val", run_relation_benchmark(amelia_val, am, by="corpus"), fit_seconds=round(fit_s, 2)))
     rows.append(_row(am.name, "ep-dev", run_relation_benchmark(ep, am, by="target_kind"), fit_seconds=round(fit_s, 2)))
+    return rows
+
+
+def nested(data: Path, seeds: int) -> list[dict[str, Any]]:
+    """Nested grouped CV of the hyper-parameter choice (L2 x with/without the LLM-labelled pairs)."""
+    ep = load_relation_pairs(data / "ep_relations_silver" / "dev.jsonl")
+    llm = load_relation_pairs(LLM_PAIRS)
+    ctx = DebateContexts(data / "ep_debates")
+    grids = {"offline": (0.003, 0.01, 0.03, 0.1)}
+    if _has_embeddings():
+        grids["embedding"] = (0.1, 0.3, 1.0)
+    rows = []
+    for name, grid in grids.items():
+        cands = {f"l2={l2}, llm-pairs weight {w}": (trainer_for(name, l2=l2), w) for l2 in grid for w in (0.0, 0.5)}
+        runs = [nested_cross_validate(ep, cands, name=name, k=5, inner_k=4, seed=s, extra_train=llm, contexts=ctx)
+                for s in range(seeds)]
+        f1s = [r.report.macro_f1 for r in runs]
+        rows.append(_row(name, "ep-dev", runs[0], cv="nested: outer 5-fold / inner 4-fold grouped by source",
+                         candidates=list(cands), cv_seeds=seeds, macro_f1_mean=round(float(np.mean(f1s)), 4),
+                         macro_f1_sd=round(float(np.std(f1s)), 4), macro_f1_seeds=[round(f, 4) for f in f1s],
+                         chosen=[list(r.notes) for r in runs]))
+        print(f"{name}: nested CV macro-F1 {np.mean(f1s):.3f} ± {np.std(f1s):.3f} over {seeds} seeds", flush=True)
     return rows
 
 
@@ -322,6 +355,8 @@ def main() -> None:
             acc = r.get("accuracy_mean", r["accuracy"])
             print(f"{r['classifier']:28} {r['data']:11} {r['n']:>4} {r['mode']:8} {acc:6.3f} {f1:9.3f}{sd:8}"
                   f" {r['f1']['attack']:.2f}/{r['f1']['support']:.2f}/{r['f1']['no relation']:.2f}")
+    if "nested" in parts:
+        out["nested"] = nested(data, args.seeds)
     if "calibration" in parts:
         res = calibration(data)
         out["calibration"] = res

@@ -44,11 +44,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from argfaith.bench.relations import DebateContexts, all_pairs_reference, cross_validate, pair_query  # noqa: E402
 from argfaith.datasets.relations import label_counts, load_relation_pairs  # noqa: E402
-from argfaith.mining.classifiers.offline import IdfTable, train_offline_classifier  # noqa: E402
+from argfaith.mining.classifiers.embedding import DEFAULT_EMBEDDING_L2  # noqa: E402  (torch is imported lazily)
+from argfaith.mining.classifiers.offline import DEFAULT_L2, IdfTable, train_offline_classifier  # noqa: E402
 from sample_ep_pairs import SILVER_DEBATES, load_debate  # noqa: E402
 
-OFFLINE_L2 = 0.03
-EMBEDDING_L2 = 0.3
+OFFLINE_L2 = DEFAULT_L2
+EMBEDDING_L2 = DEFAULT_EMBEDDING_L2
 EXTRA_WEIGHT = 0.5
 REF_SEED = 20261130
 REF_DEBATES = 8

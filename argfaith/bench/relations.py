@@ -43,6 +43,7 @@ __all__ = [
     "run_relation_benchmark",
     "group_folds",
     "cross_validate",
+    "nested_cross_validate",
     "Trainer",
     "trainer_for",
     "table2_rows",
@@ -368,6 +369,66 @@ def cross_validate(
         folds=k,
         group_by=group_by,
         notes=notes,
+    )
+
+
+def nested_cross_validate(
+    pairs: Sequence[RelationPair],
+    candidates: dict[str, tuple[Trainer, float]],
+    *,
+    name: str,
+    k: int = 5,
+    inner_k: int = 4,
+    group_by: str = "source",
+    seed: int = 0,
+    extra_train: Sequence[RelationPair] = (),
+    data: str = "",
+    by: str | None = None,
+    contexts: DebateContexts | None = None,
+    progress: ProgressCallback | None = None,
+) -> BenchmarkResult:
+    """Grouped k-fold cross-validation of a hyper-parameter *selection procedure*.
+
+    ``candidates`` maps a configuration name to (trainer, weight of ``extra_train``; 0 = without
+    them). In each outer fold, every configuration is scored by grouped ``inner_k``-fold CV on the
+    outer training pairs only (macro-F1, pooled); the best one (ties: the first) is refitted on
+    all outer training pairs and predicts the outer test fold. The pooled outer predictions
+    estimate the quality of "choose by CV, then train" without using any test pair for the
+    choice; ``notes`` list the configuration chosen per fold.
+    """
+    if not candidates:
+        raise ConfigurationError("nested CV needs at least one candidate configuration")
+    folds = group_folds(pairs, k, group_by=group_by, seed=seed)
+    predicted: list[str | None] = [None] * len(pairs)
+    chosen: list[str] = []
+    t0 = time.perf_counter()
+    for f in range(k):
+        train = [p for p, g in zip(pairs, folds, strict=True) if g != f]
+        test_idx = [i for i, g in enumerate(folds) if g == f]
+        scores = {}
+        for cname, (trainer, w) in candidates.items():
+            inner = cross_validate(train, trainer, name=cname, k=inner_k, group_by=group_by, seed=seed + 1000 * (f + 1),
+                                   extra_train=extra_train if w > 0 else (), extra_weight=w if w > 0 else 1.0, contexts=contexts)
+            scores[cname] = inner.report.macro_f1
+        best = max(candidates, key=lambda c: scores[c])  # max keeps the first of equal scores
+        chosen.append(best)
+        trainer, w = candidates[best]
+        extra = list(extra_train) if w > 0 else []
+        q = [pair_query(p, contexts) for p in train + extra]
+        y = [p.label for p in train + extra]
+        wt = np.concatenate([np.ones(len(train)), np.full(len(extra), w)])
+        clf = trainer(q, y, wt)
+        preds = clf.classify([pair_query(pairs[i], contexts) for i in test_idx])
+        for i, pr in zip(test_idx, preds, strict=True):
+            predicted[i] = pr.label
+        if progress is not None:
+            progress(f + 1, k)
+    labels = [str(p) for p in predicted]
+    return BenchmarkResult(
+        classifier=name, prompt=None, data=data, n=len(pairs),
+        report=classification_report([p.label for p in pairs], labels), by=by, by_group=_by_group(pairs, labels, by),
+        usage=Usage(), wall_seconds=time.perf_counter() - t0, fallbacks=0, mode="nested-cv", folds=k, group_by=group_by,
+        notes=tuple(f"fold {i}: {c}" for i, c in enumerate(chosen)),
     )
 
 

@@ -98,6 +98,26 @@ def _render_tables(results: list[Any], console: Any) -> None:
                           highlight=False, markup=False)
 
 
+def _contexts(raw: str | None, pairs_path: Path) -> Any:
+    """The :class:`~argfaith.bench.relations.DebateContexts` for ``--context`` (see its help)."""
+    from argfaith.bench.relations import DebateContexts
+    from argfaith.datasets.paths import data_dir, resolve_data_path
+    from argfaith.errors import ConfigurationError
+
+    if raw is not None and raw.strip().lower() == "none":
+        return None
+    if raw is not None:
+        p = resolve_data_path(raw)
+        if not p.is_dir():
+            raise ConfigurationError(f"--context: {p} is not a directory (expected an ep_debates folder)")
+        return DebateContexts(p)
+    env = data_dir(required=False)
+    for cand in (pairs_path.resolve().parent.parent / "ep_debates", *([env / "ep_debates"] if env else [])):
+        if cand.is_dir():
+            return DebateContexts(cand)
+    return None
+
+
 @bench_app.command("relations")
 def bench_relations(
     data: Annotated[Path, typer.Option("--data", help="Labelled pair file: Amelia CSV, or CSV/TSV/JSONL with source,target,label (relative paths are also looked up under $ARGFAITH_DATA).")],
@@ -114,6 +134,7 @@ def bench_relations(
     label_map: Annotated[Optional[str], typer.Option("--label-map", help="Raw label mapping, e.g. '0=no relation,1=support,-1=attack'.")] = None,
     columns: Annotated[Optional[str], typer.Option("--columns", help="Column names, e.g. 'source=premise,target=claim,label=rel,corpus=dataset'.")] = None,
     encoding: Annotated[str, typer.Option(help="Text encoding of --data.")] = "utf-8",
+    context: Annotated[Optional[str], typer.Option("--context", help="EP debates folder from which each argument's speech context (speech, speaker, position) is recovered by its id <debate>-<intervention>-<k>; default: ep_debates beside the --data folder or under $ARGFAITH_DATA, if present; 'none' disables.")] = None,
 ) -> None:
     """Score relation classifiers on labelled pairs: accuracy, macro-F1, per-class P/R/F1,
     confusion matrix, per-group breakdown, calls / tokens / estimated cost, wall time.
@@ -137,6 +158,7 @@ def bench_relations(
     extra = load_relation_pairs(resolve_data_path(extra_train), encoding=encoding) if extra_train is not None else []
     if extra and not cv:
         raise ConfigurationError("--extra-train is only used with --cv K")
+    contexts = _contexts(context, path)
     console = Console(stderr=fmt is OutputFormat.json)
     if not console.is_terminal:
         console = Console(stderr=fmt is OutputFormat.json, width=120)  # files/pipes: keep Table 2 readable
@@ -153,18 +175,24 @@ def bench_relations(
                 task = progress.add_task(f"{name}: {cv}-fold CV", total=cv)
                 res = cross_validate(pairs, trainer_for(name), name=name, k=cv, group_by=group_by, seed=seed,
                                      extra_train=extra, extra_weight=extra_weight, data=str(path), by=by,
-                                     progress=lambda d, t: progress.update(task, completed=d, total=t))
+                                     progress=lambda d, t: progress.update(task, completed=d, total=t), contexts=contexts)
             else:
                 clf = make_classifier(spec)
                 task = progress.add_task(f"{clf.name}", total=len(pairs))
                 res = run_relation_benchmark(pairs, clf, data=str(path), by=by,
-                                             progress=lambda d, t: progress.update(task, completed=d, total=t))
+                                             progress=lambda d, t: progress.update(task, completed=d, total=t), contexts=contexts)
                 provenance = getattr(clf, "metadata", {}).get("provenance", "")
                 if f"{path.parent.name}/{path.name}" in provenance:  # shipped weights scored on their training pairs
                     from dataclasses import replace
 
                     res = replace(res, notes=(*res.notes, f"IN-SAMPLE: {clf.name}'s weights were trained on {path.parent.name}/{path.name}; "
                                               f"use --cv K for an honest estimate"))
+        if contexts is not None:
+            from dataclasses import replace
+
+            res = replace(res, notes=(*res.notes, f"debate context from {contexts.root}: found for {contexts.found} speech "
+                                                  f"argument lookups, missing for {contexts.missing}"))
+            contexts.found = contexts.missing = 0
         results.append(res)
     payload = {"data": str(path), "n": len(pairs), "results": [r.to_dict() for r in results]}
     if out is not None:

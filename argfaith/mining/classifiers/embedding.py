@@ -36,7 +36,11 @@ __all__ = [
     "fit_projections",
     "train_embedding_classifier",
     "default_embedding_weights_path",
+    "DEFAULT_EMBEDDING_L2",
 ]
+
+#: L2 penalty of the shipped embedding model (grouped CV on the EP silver dev pairs).
+DEFAULT_EMBEDDING_L2 = 0.1
 
 Encoder = Callable[[Sequence[str]], np.ndarray]
 
@@ -215,7 +219,7 @@ def train_embedding_classifier(
     src_proj: np.ndarray,
     *,
     encoder: Encoder | None = None,
-    l2: float = 0.3,
+    l2: float = DEFAULT_EMBEDDING_L2,
     sample_weight: np.ndarray | None = None,
 ) -> EmbeddingRelationClassifier:
     """Fit the embedding classifier on labelled pairs (class-balanced logistic regression)."""

@@ -107,7 +107,12 @@ def _contexts(raw: str | None, pairs_path: Path) -> Any:
     if raw is not None and raw.strip().lower() == "none":
         return None
     if raw is not None:
-        p = resolve_data_path(raw)
+        from argfaith.errors import ArgfaithError
+
+        try:
+            p = resolve_data_path(raw)
+        except ArgfaithError as e:
+            raise ConfigurationError(f"--context: {e}") from None
         if not p.is_dir():
             raise ConfigurationError(f"--context: {p} is not a directory (expected an ep_debates folder)")
         return DebateContexts(p)

@@ -255,3 +255,62 @@ def test_in_sample_scores_of_the_shipped_weights_are_flagged(tmp_path):
     assert any("IN-SAMPLE" in n for n in notes["offline"]) and notes["lexical"] == []
     r2 = run(["--data", str(PAIRS), "-c", "offline", "--format", "json"], tmp_path)
     assert json.loads(r2.stdout)["results"][0]["notes"] == []
+
+
+# -- debate context and nested CV (second classifier push) -----------------------------------------
+
+
+def test_nested_cv_with_one_candidate_is_plain_cv_and_reports_choices():
+    from argfaith.bench.relations import nested_cross_validate
+
+    pairs = load_relation_pairs(PAIRS)
+    extra = [RelationPair("extra source about uniforms", "1. Calls for school uniforms;", "support", target_kind="proposal")]
+    for w in (0.0, 0.5):
+        plain = cross_validate(pairs, trainer_for("offline"), name="offline", k=3, seed=2,
+                               extra_train=extra if w else (), extra_weight=w or 1.0)
+        nested = nested_cross_validate(pairs, {"only": (trainer_for("offline"), w)}, name="offline", k=3, inner_k=2,
+                                       seed=2, extra_train=extra)
+        assert nested.report == plain.report  # same folds, same training pairs
+        assert nested.mode == "nested-cv" and nested.notes == ("fold 0: only", "fold 1: only", "fold 2: only")
+    # Two candidates: a choice per fold, always one of them.
+    two = nested_cross_validate(pairs, {"majority": (trainer_for("majority"), 0.0), "offline": (trainer_for("offline"), 0.0)},
+                                name="sel", k=3, inner_k=2, seed=0)
+    assert len(two.notes) == 3 and all(n.split(": ")[1] in ("majority", "offline") for n in two.notes)
+    with pytest.raises(ConfigurationError, match="at least one candidate"):
+        nested_cross_validate(pairs, {}, name="x")
+
+
+def _ep_pairs(tmp_path: Path) -> Path:
+    d = "CRE-20990101-ITEM-001"
+    rows = [
+        {"source_id": f"{d}-1-011-1", "source": "Menus are a matter for local authorities.", "target_id": f"{d}-PAR-1",
+         "target": "1. Calls for healthy school meals;", "target_kind": "proposal", "label": "attack"},
+        {"source_id": f"{d}-1-012-1", "source": "Free meals for poor families are a matter of dignity.", "target_id": f"{d}-1-010-1",
+         "target": "Children who eat well learn better.", "target_kind": "speech", "label": "support"},
+        {"source_id": f"{d}-1-012-2", "source": "The weather is fine.", "target_id": f"{d}-1-011-1",
+         "target": "Menus are a matter for local authorities.", "target_kind": "speech", "label": "no relation"},
+    ]
+    f = tmp_path / "ep_pairs.jsonl"
+    f.write_text("".join(json.dumps({**r, "topic": "School meals"}) + "\n" for r in rows), encoding="utf-8")
+    return f
+
+
+def test_bench_relations_context_option(tmp_path):
+    ep = ROOT / "tests" / "fixtures" / "mining" / "ep_debates"
+    f = _ep_pairs(tmp_path)
+    r = run(["--data", str(f), "-c", "offline", "--context", str(ep), "--format", "json"], tmp_path, ARGFAITH_DATA=None)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)["results"][0]
+    assert any("found for 5 speech argument lookups, missing for 0" in n for n in res["notes"]), res["notes"]
+    # The library with the same context gives the same scores; without context the notes say nothing.
+    from argfaith.bench.relations import DebateContexts
+
+    lib = run_relation_benchmark(load_relation_pairs(f), make_classifier("offline"), contexts=DebateContexts(ep))
+    assert res["macro_f1"] == pytest.approx(lib.report.macro_f1)
+    r2 = run(["--data", str(f), "-c", "offline", "--context", "none", "--format", "json"], tmp_path, ARGFAITH_DATA=None)
+    assert r2.returncode == 0 and not any("debate context" in n for n in json.loads(r2.stdout)["results"][0]["notes"])
+    # Auto-detection: $ARGFAITH_DATA/ep_debates.
+    r3 = run(["--data", str(f), "-c", "offline", "--format", "json"], tmp_path, ARGFAITH_DATA=str(ep.parent))
+    assert any("found for 5" in n for n in json.loads(r3.stdout)["results"][0]["notes"])
+    bad = run(["--data", str(f), "--context", str(tmp_path / "nowhere")], tmp_path, ARGFAITH_DATA=None)
+    assert bad.returncode == 2 and "--context" in bad.stderr and "Traceback" not in bad.stderr

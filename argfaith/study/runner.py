@@ -361,8 +361,10 @@ def _process_summary(
     summary_pairs = (qs.info.get("counts") or {}).get("candidate_pairs_classified")
     t_mined = time.perf_counter()
     emit(("phase", did, f"evaluating {sf.variant}"))
+    # The primary τ first: report renderers show the source column and the settings of the first.
+    taus = [cfg.primary_tau, *(t for t in cfg.taus if t != cfg.primary_tau)]
     suite = evaluate_many(
-        q, [qs], taus=cfg.taus, epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False, method=cfg.solver,
+        q, [qs], taus=taus, epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False, method=cfg.solver,
         max_iter=cfg.max_iter, tol=cfg.tol, include_qbafs=True,
         source_path=str(paths.source_qbaf(task.tag, did)), summary_paths=[str(sf.path)],
     )

@@ -24,6 +24,16 @@ __all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "read
 MANIFEST_NAME = "study.json"
 
 
+def _default_mode() -> int:
+    # mkstemp creates files 0600; outputs get the mode an ordinary open() would give them.
+    um = os.umask(0)
+    os.umask(um)
+    return 0o666 & ~um
+
+
+_FILE_MODE = _default_mode()
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temporary file in the same folder + rename)."""
     p = Path(path)
@@ -35,6 +45,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, p)
     except BaseException:
         try:

@@ -149,3 +149,19 @@ def test_sum_estimates_rejects_mismatched_strategies() -> None:
     assert sum_estimates([[est("single", 1.0)], [est("single", None)]])[0].usd is None
     with pytest.raises(ValueError):
         sum_estimates([[est("single", 1.0)], [est("multi", 1.0)]])
+
+
+def test_atomic_writes_leave_ordinary_permissions_and_no_temporaries(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from argfaith.study.store import atomic_write_text
+
+    f = tmp_path / "a" / "x.json"
+    atomic_write_text(f, "1")
+    atomic_write_text(f, "2")
+    assert f.read_text() == "2"
+    um = os.umask(0)
+    os.umask(um)
+    assert stat.S_IMODE(f.stat().st_mode) == 0o666 & ~um
+    assert [p.name for p in f.parent.iterdir()] == ["x.json"]

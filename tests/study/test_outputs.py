@@ -38,7 +38,7 @@ def test_outputs_escape_transcript_text(corpus: Path, tmp_path: Path) -> None:
     _poison(corpus)
     out = tmp_path / "out"
     run_study(StudyConfig(debates=corpus, summaries=corpus, out=out, classifier="counting", baselines="rouge",
-                          top_moves=10), classifier=CountingClassifier())
+                          top_moves=10, plots=False), classifier=CountingClassifier())
     index = (out / "index.html").read_text()
     assert "<script" not in index and "&lt;script&gt;" in index
     assert 'http-equiv="Content-Security-Policy"' in index and "default-src 'none'" in index

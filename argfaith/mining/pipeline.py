@@ -364,7 +364,9 @@ def run_plan(
     plan
         From :func:`plan_debate` / :func:`plan_summary`.
     classifier
-        Any :class:`~argfaith.mining.classifiers.base.RelationClassifier`.
+        Any :class:`~argfaith.mining.classifiers.base.RelationClassifier`. A trainable offline
+        classifier whose deployment prior nobody chose runs with the all-pairs prior
+        (:func:`~argfaith.mining.classifiers.prior.mining_classifier`).
     tau
         Base score of speech arguments (paper default 0.2).
     checkpoint, restart

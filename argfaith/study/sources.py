@@ -56,7 +56,7 @@ _CHUNK = 20_000
 
 SOURCE_COLUMNS = (
     "debate", "status", "note", "title", "interventions", "provisions", "speech_arguments", "human_spans",
-    "dropped_chair", "dropped_stage_direction", "dropped_fragment", "dropped_other",
+    "dropped_chair", "dropped_stage_direction", "dropped_too_short", "dropped_other",
     "pairs_all", *[f"pairs_topk{k}" for k in TOPK], *[f"pairs_cascade{p:g}" for p in CASCADES],
     "attacks", "supports", "edge_density", "pi_ar", "mean_pi_pcr",
     "sigma_mean", "sigma_min", "sigma_max", "share_above_half", "share_below_half",
@@ -222,8 +222,8 @@ def _row(stats: dict[str, Any], primary: float) -> dict[str, Any]:
         "interventions": stats.get("interventions"), "provisions": stats.get("provisions"),
         "speech_arguments": stats.get("speech_arguments"), "human_spans": stats.get("human_spans"),
         "dropped_chair": d.get("chair", 0), "dropped_stage_direction": d.get("stage_direction", 0),
-        "dropped_fragment": d.get("fragment", 0),
-        "dropped_other": sum(v for k, v in d.items() if k not in ("chair", "stage_direction", "fragment")),
+        "dropped_too_short": d.get("too_short", 0),
+        "dropped_other": sum(v for k, v in d.items() if k not in ("chair", "stage_direction", "too_short")),
         "pairs_all": pairs.get("all"),
         **{f"pairs_topk{k}": pairs.get(f"topk{k}") for k in TOPK},
         **{f"pairs_cascade{p:g}": pairs.get(f"cascade{p:g}") for p in CASCADES},

@@ -148,3 +148,24 @@ def test_html_in_headless_chromium(evil_pair, tmp_path):
     assert "pwned</title>" not in dom.split("</head>")[0]
     assert "<script" not in dom.lower() and "<img" not in dom.lower()
     assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom
+
+
+def test_strengths_table_uses_one_tau_per_column(paper):
+    """σ depends on τ: with a τ sweep the Table-4 view shows the source and the summaries at the
+    primary τ (0.2), never a source column computed at another τ than the summary columns."""
+    from argfaith.metrics.render.common import strength_rows
+
+    suite = evaluate_many(paper["q"], [paper["qa"]], taus=[0.15, 0.2, 0.25], explain=False)
+    labels, rows = strength_rows(list(suite.reports))
+    assert labels[0].endswith("τ=0.2") and len(labels) == 2 and labels[1].endswith("τ=0.2")
+    row = dict((p, (a, vals)) for p, a, vals in rows)
+    assert row["p1"] == ("0.32", ["0.60"])  # PAPER.md §6 values, which hold at τ = 0.2
+    suite15 = evaluate_many(paper["q"], [paper["qa"]], taus=[0.15, 0.25], explain=False)
+    labels, rows = strength_rows(list(suite15.reports))
+    assert labels[0].endswith("τ=0.15") and labels[1].endswith("τ=0.15")
+    assert dict((p, a) for p, a, _ in rows)["p1"] == f"{0.5 - 0.5 * (1 - 0.85 ** 2):.2f}"
+    md = render(suite, "markdown")
+    assert "Settings: τ = 0.15, 0.2, 0.25," in md
+    strengths_header = md.split("## Proposal strengths")[1].splitlines()[2]
+    assert strengths_header.count("τ=0.2") == 2 and "τ=0.15" not in strengths_header
+    assert "Settings: τ = 0.15, 0.2, 0.25," in render(suite, "html")

@@ -24,6 +24,7 @@ __all__ = [
     "report_label",
     "framework_names",
     "primary_tau",
+    "tau_text",
     "disagreeing_proposals",
     "UNDEFINED",
 ]
@@ -77,6 +78,12 @@ def framework_names(reports: list[EvaluationReport]) -> list[tuple[str, str]]:
         desc = ", ".join(x for x in (side.path, side.name) if x) or "(unnamed)"
         out.append((lab, desc))
     return out
+
+
+def tau_text(reports: list[EvaluationReport]) -> str:
+    """The evaluated speech base score(s) τ for a settings line, e.g. ``0.15, 0.2, 0.25``."""
+    taus = list(dict.fromkeys(r.settings.tau for r in reports))
+    return ", ".join("as in the files" if t is None else f"{t:g}" for t in taus)
 
 
 def primary_tau(reports: list[EvaluationReport]) -> float | None:
@@ -141,15 +148,23 @@ def metric_rows(reports: list[EvaluationReport]) -> list[MetricRow]:
 def strength_rows(reports: list[EvaluationReport]) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
     """Table-4 layout: per proposal, σ in Q then σ* in each summary.
 
-    Returns (proposal ids, rows of (proposal id, σ in Q, [σ* per report])). With several τ, the
-    source σ shown is the one of the first report's τ.
+    Returns (column labels, rows of (proposal id, σ in Q, [σ* per shown report])). σ depends on
+    the speech base score, so when several τ were evaluated only the reports at the primary τ are
+    shown (source and summaries then share one τ; the Table-6 view covers the others) and the
+    source column is labelled with that τ.
     """
-    r0 = reports[0]
-    props = list(r0.source.strengths)
+    shown = reports
+    if len({r.settings.tau for r in reports}) > 1:
+        t = primary_tau(reports)
+        shown = [r for r in reports if r.settings.tau == t]
+    r0 = shown[0]
+    labels = column_labels(shown)
+    if len(shown) < len(reports) and r0.settings.tau is not None:
+        labels[0] = f"{labels[0]} τ={r0.settings.tau:g}"
     rows = []
-    for p in props:
-        rows.append((p, fmt(r0.source.strengths.get(p)), [fmt(r.summary.strengths.get(p)) if p in r.summary.strengths else "—" for r in reports]))
-    return props, rows
+    for p in r0.source.strengths:
+        rows.append((p, fmt(r0.source.strengths.get(p)), [fmt(r.summary.strengths.get(p)) if p in r.summary.strengths else "—" for r in shown]))
+    return labels, rows
 
 
 def sensitivity_table(rows: list[SensitivityRow]) -> tuple[list[float | None], list[tuple[str, dict[float | None, SensitivityRow]]]]:

@@ -21,6 +21,7 @@ from argfaith.metrics.render.common import (
     metric_rows,
     sensitivity_table,
     strength_rows,
+    tau_text,
 )
 from argfaith.metrics.render.layout import GraphLayout, layout_qbaf_dict, sigma_fill
 from argfaith.metrics.report import EvaluationReport, EvaluationSuite
@@ -98,7 +99,7 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report") ->
                 "explanations": {e.proposal: e for e in r.explanations},
             }
         )
-    _, srows = strength_rows(reports)
+    slabels, srows = strength_rows(reports)
     return _env().get_template("report.html.j2").render(
         title=title,
         csp=CSP,
@@ -106,6 +107,8 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report") ->
         labels=column_labels(reports),
         metric_rows=metric_rows(reports),
         strength_rows=srows,
+        strength_labels=slabels,
+        tau_text=tau_text(reports),
         proposal_texts=reports[0].proposals.texts,
         taus=taus,
         sens_rows=sens_rows,

@@ -18,6 +18,7 @@ from argfaith.metrics.render.common import (
     report_label,
     sensitivity_table,
     strength_rows,
+    tau_text,
 )
 from argfaith.metrics.report import EvaluationReport, EvaluationSuite
 
@@ -91,7 +92,7 @@ def render_markdown(obj: Reportish) -> str:
     out = ["# argfaith evaluation report", ""]
     s = r0.settings
     out.append(
-        f"Settings: τ = {'as in the files' if s.tau is None else f'{s.tau:g}'}, ε = {s.epsilon:g}, "
+        f"Settings: τ = {tau_text(reports)}, ε = {s.epsilon:g}, "
         f"tolerance = {s.tolerance:g}, solver = {s.solver_method}, proposals = {s.proposals}"
         + (f", alignment = {md_escape(s.alignment)}" if s.alignment else "") + "."
     )
@@ -103,12 +104,13 @@ def render_markdown(obj: Reportish) -> str:
     out += _table(["metric", "", *labels], rows, ["---", "---"] + ["---:"] * len(labels))
     out += ["", "n/a = undefined (denominator 0); — = not applicable to the source.", ""]
     out += ["## Proposal strengths σ (Table 4 layout)", ""]
-    _, srows = strength_rows(reports)
+    slabels, srows = strength_rows(reports)
+    slabels = [md_escape(c) for c in slabels]
     texts = r0.proposals.texts
     out += _table(
-        ["proposal", *labels, "text"],
+        ["proposal", *slabels, "text"],
         [[md_escape(p), a, *vals, md_escape(_short(texts.get(p), 100))] for p, a, vals in srows],
-        ["---"] + ["---:"] * len(labels) + ["---"],
+        ["---"] + ["---:"] * len(slabels) + ["---"],
     )
     out.append("")
     if isinstance(obj, EvaluationSuite):

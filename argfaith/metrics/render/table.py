@@ -60,14 +60,14 @@ def _metrics_table(reports: list[EvaluationReport]) -> Table:
 def _strengths_table(reports: list[EvaluationReport], width: int) -> Table:
     t = Table(title="Proposal strengths σ (DF-QuAD; Table 4 layout)", title_justify="left")
     t.add_column("proposal")
-    for lab in column_labels(reports):
+    labels, rows = strength_rows(reports)
+    for lab in labels:
         t.add_column(_t(lab), justify="right", overflow="fold")
     # Proposal texts only when there is room; explanations quote them anyway.
-    show_text = width - 14 * (len(reports) + 2) >= 40
+    show_text = width - 14 * (len(labels) + 1) >= 40
     if show_text:
         t.add_column("text", overflow="ellipsis", no_wrap=True, max_width=70)
     texts = reports[0].proposals.texts
-    _, rows = strength_rows(reports)
     for p, s, vals in rows:
         extra = [_t(_short(texts.get(p), 70), "dim")] if show_text else []
         t.add_row(_t(p), _t(s), *[_t(v) for v in vals], *extra)

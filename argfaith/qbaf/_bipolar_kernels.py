@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from argfaith.qbaf._kernels import tarjan_components
+
 __all__ = [
     "set_attack_csr",
     "set_attack_csr_bitset",
@@ -201,69 +203,17 @@ def reach_backward(n: int, ptr: np.ndarray, src: np.ndarray, seeds: np.ndarray) 
 
 @njit(cache=True)
 def scc_labels(n: int, ptr: np.ndarray, dst: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int]:
-    """Strongly connected components of the subgraph induced by ``mask`` (Tarjan, iterative).
+    """Strongly connected components of the subgraph induced by ``mask`` (Tarjan, iterative;
+    the DF-QuAD solver's :func:`~argfaith.qbaf._kernels.tarjan_components` on successors).
 
     Returns ``(comp, n_comp)`` with ``comp[v] = -1`` outside the mask. Component numbers are
     in reverse topological order (Tarjan closes sink components first).
     """
-    index = np.full(n, -1, dtype=np.int64)
-    low = np.zeros(n, dtype=np.int64)
-    on_stack = np.zeros(n, dtype=np.bool_)
+    comp_ptr, comp_nodes, n_comp = tarjan_components(n, ptr, dst, ~mask)
     comp = np.full(n, -1, dtype=np.int64)
-    stack = np.empty(max(n, 1), dtype=np.int64)
-    work_v = np.empty(max(n, 1), dtype=np.int64)
-    work_j = np.empty(max(n, 1), dtype=np.int64)
-    sp = 0
-    counter = 0
-    n_comp = 0
-    for root in range(n):
-        if not mask[root] or index[root] != -1:
-            continue
-        wp = 0
-        work_v[0] = root
-        work_j[0] = ptr[root]
-        wp = 1
-        index[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[sp] = root
-        sp += 1
-        on_stack[root] = True
-        while wp > 0:
-            v = work_v[wp - 1]
-            j = work_j[wp - 1]
-            if j < ptr[v + 1]:
-                work_j[wp - 1] = j + 1
-                w = dst[j]
-                if not mask[w]:
-                    continue
-                if index[w] == -1:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    on_stack[w] = True
-                    work_v[wp] = w
-                    work_j[wp] = ptr[w]
-                    wp += 1
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-                continue
-            wp -= 1
-            if wp > 0:
-                u = work_v[wp - 1]
-                if low[v] < low[u]:
-                    low[u] = low[v]
-            if low[v] == index[v]:
-                while True:
-                    sp -= 1
-                    w = stack[sp]
-                    on_stack[w] = False
-                    comp[w] = n_comp
-                    if w == v:
-                        break
-                n_comp += 1
+    for c in range(n_comp):
+        for k in range(comp_ptr[c], comp_ptr[c + 1]):
+            comp[comp_nodes[k]] = c
     return comp, n_comp
 
 

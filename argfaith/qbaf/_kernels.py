@@ -194,14 +194,15 @@ def _index_order_direction(n, iptr, isrc):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _tarjan_pred(n, iptr, isrc, done):  # pragma: no cover - compiled
-    """Strongly connected components of the arguments not yet ``done``, by Tarjan's algorithm
-    (iterative, explicit call stack) run on the *predecessor* graph.
+def tarjan_components(n, iptr, isrc, done):  # pragma: no cover - compiled
+    """Strongly connected components of the arguments not ``done``, by Tarjan's algorithm
+    (iterative, explicit call stack) following the adjacency ``iptr``/``isrc``.
 
-    Tarjan emits a component only after every component reachable from it; on the reversed
-    graph "reachable" means "ancestor", so the emission order is already a topological order of
-    the original condensation. ``done`` arguments are final and are skipped as neighbours.
-    Returns ``(comp_ptr, comp_nodes, n_comps)``.
+    Tarjan emits a component only after every component reachable from it through that
+    adjacency. Run on the *predecessor* graph (the DF-QuAD solver), "reachable" means
+    "ancestor", so the emission order is a topological order of the original condensation; run
+    on successors (the bipolar kernels) it is a reverse topological order. ``done`` arguments
+    are skipped, as roots and as neighbours. Returns ``(comp_ptr, comp_nodes, n_comps)``.
     """
     index = np.full(n, -1, np.int64)
     low = np.zeros(n, np.int64)
@@ -375,7 +376,7 @@ def dfquad_solve(n, tau, iptr, isrc, iatt, method, max_iter, tol, step):  # prag
     1. An acyclic graph is evaluated exactly in one pass: in index order (or its reverse) when
        every edge respects it (:func:`_index_order_direction`), else in the post-order of
        :func:`_dfs_eval`.
-    2. Otherwise every argument not yet final is condensed by :func:`_tarjan_pred`; components
+    2. Otherwise every argument not yet final is condensed by :func:`tarjan_components`; components
        come out in topological order.
        A singleton without a self-loop is evaluated exactly; every other component is iterated
        by :func:`_iterate_component` with its predecessors fixed.
@@ -402,7 +403,7 @@ def dfquad_solve(n, tau, iptr, isrc, iatt, method, max_iter, tol, step):  # prag
             done[v] = True
         else:
             sigma[v] = tau[v]  # σ⁰ = τ for everything not final
-    comp_ptr, comp_nodes, nc = _tarjan_pred(n, iptr, isrc, done)
+    comp_ptr, comp_nodes, nc = tarjan_components(n, iptr, isrc, done)
     max_size = 0
     n_cyc = 0
     for ci in range(nc):
@@ -591,7 +592,7 @@ def kahn_order(n, iptr, optr, odst):  # pragma: no cover - compiled
 @njit(cache=True)
 def scc_topological(n, iptr, isrc):  # pragma: no cover - compiled
     """All strongly connected components, in topological order of the condensation."""
-    return _tarjan_pred(n, iptr, isrc, np.zeros(n, np.bool_))
+    return tarjan_components(n, iptr, isrc, np.zeros(n, np.bool_))
 
 
 # -------------------------------------------------------------------------------------- batch

@@ -49,13 +49,10 @@ _SUFFIX_FORMAT = {".json": OutputFormat.json, ".md": OutputFormat.markdown, ".ma
 
 def _read_source_text(path: Path) -> str:
     """The debate's text for text baselines: every intervention, in order."""
-    from argfaith.errors import DataFormatError
-
     if path.suffix.lower() in (".txt", ".md") and path.is_file():
-        try:
-            return path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as e:
-            raise DataFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        from argfaith.textio import read_text
+
+        return read_text(path)
     from argfaith.datasets.documents import load_debate
 
     d = load_debate(path)

@@ -256,10 +256,9 @@ def read_key_point_sets(path: Path, role: str) -> dict[tuple[str, int] | None, l
         for kp in load_kpa_key_points(path, role).values():
             out.setdefault(kp.group, []).append(kp.text)
         return out
-    try:
-        lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
-    except UnicodeDecodeError as e:
-        raise DataFormatError(f"{path}: not UTF-8 text: {e}") from e
+    from argfaith.textio import read_text
+
+    lines = [ln.strip() for ln in read_text(path, what=f"{role} key point file").splitlines()]
     return {None: [ln for ln in lines if ln]}
 
 

@@ -1,36 +1,14 @@
-"""Small helpers shared by the document readers: read JSON and fetch typed keys with errors that
-name the file and the key (never a bare ``KeyError`` / ``JSONDecodeError`` traceback)."""
+"""Small helpers shared by the document readers: typed keys with errors that name the file and
+the key (never a bare ``KeyError``); file reading is :mod:`argfaith.textio`, re-exported here."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from argfaith.errors import DataFormatError
+from argfaith.textio import read_json, read_text  # re-exported for the readers
 
 __all__ = ["read_json", "require", "read_text"]
-
-
-def read_text(path: Path) -> str:
-    """Read a UTF-8 text file; errors name the file."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise DataFormatError(f"{path}: is a directory, expected a file") from None
-    except UnicodeDecodeError as e:
-        raise DataFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-
-
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; syntax errors name ``file:line:column``."""
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataFormatError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], where: str, *, optional: bool = False) -> Any:

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from argfaith.datasets.labels import LABELS, RelationLabel, normalise_label
 from argfaith.errors import ConfigurationError, DataFormatError
+from argfaith.textio import read_text
 
 __all__ = [
     "RelationPair",
@@ -101,23 +102,7 @@ _AMELIA_HEADER = {"conversations", "trg", "single_ans"}
 
 
 def _read_text(path: Path, encoding: str) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise DataFormatError(f"{path}: is a directory, expected a pair file") from None
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise DataFormatError(
-            f"{path}, line {line}: not valid {encoding} text (byte 0x{data[e.start]:02x} at offset {e.start}); "
-            f"re-save the file as UTF-8 or pass the right encoding"
-        ) from None
-    except LookupError:
-        raise ConfigurationError(f"unknown text encoding {encoding!r}") from None
-    return text.removeprefix("\ufeff")  # tolerate a UTF-8 byte-order mark
+    return read_text(path, what="pair file", encoding=encoding)
 
 
 def _infer_format(path: Path) -> PairFormat:

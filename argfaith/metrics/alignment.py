@@ -469,14 +469,9 @@ def _pair_from_obj(obj: Any, where: str) -> tuple[str, str, float]:
 
 
 def _read_pairs(path: Path) -> tuple[list[_FilePair], dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: no such alignment file") from None
-    except IsADirectoryError:
-        raise DataFormatError(f"{path}: is a directory, expected an alignment file (.json, .jsonl or .csv)") from None
-    except UnicodeDecodeError as e:
-        raise DataFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    from argfaith.textio import read_text
+
+    text = read_text(path, what="alignment file (.json, .jsonl or .csv)")
     suffix = path.suffix.lower()
     out: list[_FilePair] = []
     meta: dict[str, Any] = {}

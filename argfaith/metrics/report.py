@@ -316,13 +316,10 @@ def load_report(path: str | Path) -> EvaluationReport | EvaluationSuite:
     """Read a JSON report written by ``argfaith evaluate --format json``."""
     from argfaith.errors import DataFormatError
 
+    from argfaith.textio import read_json
+
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataFormatError(f"{p}: no such report file") from None
-    except json.JSONDecodeError as e:
-        raise DataFormatError(f"{p}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    data = read_json(p, what="report file")
     from pydantic import ValidationError
 
     try:

@@ -24,7 +24,7 @@ from argfaith.metrics.render.common import (
     tau_text,
 )
 from argfaith.metrics.render.layout import GraphLayout, layout_qbaf_dict, sigma_fill
-from argfaith.metrics.report import EvaluationReport, EvaluationSuite
+from argfaith.metrics.report import EvaluationSuite
 
 __all__ = ["render_html", "CSP"]
 

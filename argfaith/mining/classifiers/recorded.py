@@ -33,6 +33,7 @@ from typing import Literal
 
 from argfaith.datasets.labels import LABELS, NO_RELATION, RelationLabel, normalise_label
 from argfaith.errors import ArgfaithError, ConfigurationError, DataFormatError
+from argfaith.textio import read_text
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
 
 __all__ = ["RecordedClassifier", "UnrecordedPairError", "make_recorded_classifier"]
@@ -90,14 +91,7 @@ class RecordedClassifier:
     # ------------------------------------------------------------------ loading
     def _rows(self) -> list[tuple[int, dict]]:
         p = self.path
-        try:
-            text = p.read_text(encoding="utf-8").removeprefix("\ufeff")
-        except FileNotFoundError:
-            raise DataFormatError(f"{p}: recorded-label file not found") from None
-        except IsADirectoryError:
-            raise DataFormatError(f"{p}: is a directory, expected a recorded-label file") from None
-        except UnicodeDecodeError as e:
-            raise DataFormatError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        text = read_text(p, what="recorded-label file")
         suffix = p.suffix.lower()
         rows: list[tuple[int, dict]] = []
         if suffix in (".jsonl", ".ndjson", ".json"):

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli.engine import SolverMethod
 
 __all__ = ["evaluate", "evaluate_files"]
 
@@ -29,11 +30,6 @@ class OutputFormat(str, Enum):
 class ProposalPolicy(str, Enum):
     exact = "exact"
     intersection = "intersection"
-
-
-class SolverMethod(str, Enum):
-    sync = "sync"
-    rk4 = "rk4"
 
 
 class AlignMethod(str, Enum):

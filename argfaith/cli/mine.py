@@ -12,6 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli.engine import TableOrJson as DryRunFormat
 
 
 class UnitsOption(str, Enum):
@@ -23,11 +24,6 @@ class UnitsOption(str, Enum):
 class UnitFilter(str, Enum):
     default = "default"
     none = "none"
-
-
-class DryRunFormat(str, Enum):
-    table = "table"
-    json = "json"
 
 
 def _warn(msg: str) -> None:

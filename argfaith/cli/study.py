@@ -16,18 +16,13 @@ import json
 import os
 import signal
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
 from argfaith.cli._app import app
-
-
-class DryRunFormat(str, Enum):
-    table = "table"
-    json = "json"
+from argfaith.cli.engine import TableOrJson as DryRunFormat
 
 
 def _stderr_console() -> Any:

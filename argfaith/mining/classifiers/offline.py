@@ -29,6 +29,7 @@ many pairs over few distinct arguments costs little more than the distinct texts
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -38,6 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -318,6 +320,32 @@ def predictions_from_proba(proba: np.ndarray, classes: Sequence[str]) -> list[Pr
     return out
 
 
+def _hash_weights(h: Any, obj: object) -> None:
+    """Feed ``obj`` (array, LinearModel, IdfTable, str/number, None, or a tuple/list/dict of
+    these) into ``h`` deterministically."""
+    if obj is None:
+        h.update(b"none")
+    elif isinstance(obj, np.ndarray):
+        arr = np.ascontiguousarray(obj)
+        h.update(f"{arr.dtype.str}{arr.shape}".encode())
+        h.update(json.dumps(arr.tolist()).encode() if arr.dtype.kind in "OUS" else arr.tobytes())
+    elif isinstance(obj, LinearModel):
+        for name in ("classes", "coef", "intercept", "feature_names", "impute", "train_prior"):
+            v = getattr(obj, name)
+            _hash_weights(h, np.asarray(v) if v is not None else None)
+    elif isinstance(obj, IdfTable):
+        h.update(json.dumps([obj.default, sorted(obj.idf.items())]).encode())
+    elif isinstance(obj, dict):
+        for k in sorted(obj):
+            h.update(str(k).encode() + b"=")
+            _hash_weights(h, obj[k])
+    elif isinstance(obj, (tuple, list)):
+        for v in obj:
+            _hash_weights(h, v)
+    else:
+        h.update(repr(obj).encode())
+
+
 class PriorAwareClassifier:
     """Shared deployment-prior handling of the trainable offline classifiers.
 
@@ -365,12 +393,42 @@ class PriorAwareClassifier:
         twin._init_prior(prior, decision)
         return twin
 
+    def _digest_parts(self) -> dict[str, object]:
+        """The label-determining state hashed by :attr:`weights_digest`: the linear model, the
+        reference scores of the ``match`` rule and the IDF table (subclasses add theirs)."""
+        featurizer = getattr(self, "featurizer", None)
+        return {"model": self.model, "reference_scores": self.reference_scores,
+                "idf": featurizer.idf if featurizer is not None else None}
+
+    @property
+    def weights_digest(self) -> str:
+        """SHA-256 of the weights actually loaded (model arrays, reference scores, IDF table, and a
+        subclass's extra arrays), memoised per identity of those objects (they are replaced, never
+        mutated, when weights change)."""
+        parts = self._digest_parts()
+        # The memo keeps the objects themselves (not their ids, which could be reused after a
+        # replaced object is freed) and compares identities.
+        key = tuple((k, v, getattr(v, "idf", None)) for k, v in sorted(parts.items()))
+        memo = getattr(self, "_digest_memo", None)
+        if memo is not None and len(memo[0]) == len(key) and all(
+            a[0] == b[0] and a[1] is b[1] and a[2] is b[2] for a, b in zip(memo[0], key, strict=True)
+        ):
+            return memo[1]
+        h = hashlib.sha256()
+        for k, v in sorted(parts.items()):
+            h.update(b"\x00" + k.encode() + b"\x01")
+            _hash_weights(h, v)
+        digest = h.hexdigest()
+        self._digest_memo = (key, digest)
+        return digest
+
     @property
     def fingerprint(self) -> str:
-        """What determines the labels beyond the texts: weights' provenance and the prior."""
+        """What determines the labels beyond the texts: the weights (:attr:`weights_digest`, so
+        weights retrained on the same files get a new fingerprint), their provenance, the prior."""
         meta = getattr(self, "metadata", {}) or {}
         prior = self.prior.describe() if self.prior is not None else "training"
-        return f"{self.name}|{meta.get('provenance', 'custom weights')}|prior={prior}"
+        return f"{self.name}|{meta.get('provenance', 'custom weights')}|weights={self.weights_digest[:20]}|prior={prior}"
 
     def predict_proba(self, pairs: Sequence[PairQuery]) -> np.ndarray:
         """Class probabilities in ``self.model.classes`` order. With a ``bayes`` prior they are

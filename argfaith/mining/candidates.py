@@ -176,8 +176,17 @@ class Pruner(Protocol):
     spec: str
 
     def prune(
-        self, pairs: Sequence[CandidatePair], units: dict[str, ArgumentUnit], *, topic: str | None = None
-    ) -> PruneResult: ...
+        self,
+        pairs: Sequence[CandidatePair],
+        units: dict[str, ArgumentUnit],
+        *,
+        topic: str | None = None,
+        contexts: Mapping[str, str] | None = None,
+    ) -> PruneResult:
+        """The kept pairs; ``contexts`` (intervention id → speech text, as in
+        :func:`to_queries`) gives a model-based pruner the debate context mining gives the
+        classifier."""
+        ...
 
 
 class AllPairs:
@@ -185,7 +194,7 @@ class AllPairs:
 
     spec = "all"
 
-    def prune(self, pairs, units, *, topic=None) -> PruneResult:  # type: ignore[no-untyped-def]
+    def prune(self, pairs, units, *, topic=None, contexts=None) -> PruneResult:  # type: ignore[no-untyped-def]
         return PruneResult(tuple(pairs), len(pairs), self.spec)
 
 
@@ -249,7 +258,7 @@ class TopKLexical:
         self.k = k
         self.spec = f"topk:{k}"
 
-    def prune(self, pairs, units, *, topic=None) -> PruneResult:  # type: ignore[no-untyped-def]
+    def prune(self, pairs, units, *, topic=None, contexts=None) -> PruneResult:  # type: ignore[no-untyped-def]
         ids = sorted({p.source_id for p in pairs} | {p.target_id for p in pairs})
         vecs = dict(zip(ids, tfidf_vectors([units[i].text for i in ids]), strict=True))
         kept: list[CandidatePair] = []
@@ -272,7 +281,7 @@ class RandomK:
         self.seed = seed
         self.spec = f"random:{k}"
 
-    def prune(self, pairs, units, *, topic=None) -> PruneResult:  # type: ignore[no-untyped-def]
+    def prune(self, pairs, units, *, topic=None, contexts=None) -> PruneResult:  # type: ignore[no-untyped-def]
         kept: list[CandidatePair] = []
         for src, group in _group_by_source(pairs).items():
             rng = random.Random(f"{self.seed}:{src}")
@@ -296,10 +305,18 @@ def p_no_relation(pred: Prediction) -> float | None:
 class Cascade:
     """Drop only the pairs a cheap classifier is very sure are "no relation".
 
-    Every candidate is first classified by ``classifier`` (cheap, offline); pairs with
-    P(no relation) ≥ ``threshold`` are dropped (they become "no relation" without an expensive
-    call); all others are kept for the expensive classifier. Its recall of related pairs is
-    measured in ``benchmarks/mining.py``.
+    Every candidate is first classified by ``classifier`` (cheap, offline) with the same queries
+    mining sends the expensive classifier (topic, ids, target kind and — through ``contexts`` —
+    the debate context of speech arguments); pairs with P(no relation) ≥ ``threshold`` are
+    dropped (they become "no relation" without an expensive call); all others are kept for the
+    expensive classifier. Its recall of related pairs is measured in ``benchmarks/mining.py``.
+
+    ``threshold`` applies to the cheap model's *class-balanced* posterior P(no relation) (the
+    model's own output, the scale on which the thresholds of ``benchmarks/mining.md`` were
+    measured), not to the all-pairs-corrected scores mining uses for labels: a classifier that
+    carries a deployment prior (``offline?prior=...``) is switched back to ``balanced`` here, so
+    ``cascade:P`` means the same whatever prior the user gave the cheap model. Only the ranking
+    of pairs by P(no relation) and the cut at P matter.
     """
 
     def __init__(
@@ -317,11 +334,15 @@ class Cascade:
     def classifier(self) -> RelationClassifier:
         if isinstance(self._classifier, type) or not hasattr(self._classifier, "classify"):
             self._classifier = self._classifier()  # type: ignore[operator]  # lazy factory
-        return self._classifier  # type: ignore[return-value]
+        clf = self._classifier
+        if getattr(clf, "prior", None) is not None and hasattr(clf, "with_prior"):
+            clf = clf.with_prior("balanced")  # P is a threshold on the balanced posterior (see above)
+            self._classifier = clf
+        return clf  # type: ignore[return-value]
 
-    def prune(self, pairs, units, *, topic=None, progress=None) -> PruneResult:  # type: ignore[no-untyped-def]
+    def prune(self, pairs, units, *, topic=None, contexts=None, progress=None) -> PruneResult:  # type: ignore[no-untyped-def]
         clf = self.classifier
-        preds = clf.classify(to_queries(pairs, units, topic), progress=progress)
+        preds = clf.classify(to_queries(pairs, units, topic, contexts), progress=progress)
         if len(preds) != len(pairs):
             raise ConfigurationError(f"cascade classifier {clf.name!r} returned {len(preds)} predictions for {len(pairs)} pairs")
         kept: list[CandidatePair] = []

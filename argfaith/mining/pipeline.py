@@ -146,9 +146,11 @@ def _prune(
     candidates: str | Pruner | None,
     cheap_classifier: CheapClassifierFactory | None,
     seed: int,
+    contexts: Mapping[str, str] | None = None,
 ) -> tuple[tuple[CandidatePair, ...], str]:
     pruner = parse_candidates(candidates, cheap_classifier=cheap_classifier, seed=seed)
-    res = pruner.prune(plan_pairs, units, topic=topic)
+    # A cascade's cheap model sees the queries mining will send (debate context included).
+    res = pruner.prune(plan_pairs, units, topic=topic, contexts=contexts)
     return res.kept, pruner.spec
 
 
@@ -168,7 +170,8 @@ def plan_debate(
     ext = speech_units(debate, units=units, segmenter=segmenter, policy=policy)
     allp = source_candidates(ext.units, props)
     byid = {u.id: u for u in (*props, *ext.units)}
-    kept, spec = _prune(allp, byid, debate.topic, candidates, cheap_classifier, seed)
+    contexts = MappingProxyType({iv.id: iv.text for iv in debate.interventions})
+    kept, spec = _prune(allp, byid, debate.topic, candidates, cheap_classifier, seed, contexts)
     return MiningPlan(
         kind="debate",
         name=debate.id,
@@ -183,7 +186,7 @@ def plan_debate(
         strategy=spec,
         source=debate.source_path,
         info={"debate_id": debate.id},
-        contexts=MappingProxyType({iv.id: iv.text for iv in debate.interventions}),
+        contexts=contexts,
     )
 
 

@@ -199,14 +199,10 @@ def part_recall(data: Path, with_cascade: bool) -> dict[str, Any]:
         except Exception as e:  # noqa: BLE001 - report, do not hide: the row says why it is missing
             cascade_note = f"cascade not measured: offline classifier unavailable ({e})"
         else:
-            from argfaith.mining.candidates import p_no_relation
-
             t0 = time.perf_counter()
             pno: dict[tuple[str, str], float] = {}
             for p in plans.values():
-                preds = clf.classify(p.queries())
-                for c, pr in zip(p.pairs, preds):
-                    pno[(c.source_id, c.target_id)] = p_no_relation(pr)  # type: ignore[assignment]
+                pno.update(_cascade_scores(clf, p, list(p.pairs)))
             secs = time.perf_counter() - t0
             for thr in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
                 kept = {k for k, v in pno.items() if v < thr}
@@ -224,6 +220,15 @@ def part_recall(data: Path, with_cascade: bool) -> dict[str, Any]:
             "exhaustive": exhaustive,
             "cascade_note": cascade_note,
             "bias_note": "silver pairs were sampled among each source's lexically most similar targets plus one random target: lexical top-k recall is biased upward"}
+
+
+def _cascade_scores(clf: Any, plan: Any, pairs: list[Any]) -> dict[tuple[str, str], float | None]:
+    """P(no relation) per pair as ``cascade:P`` computes it (``Cascade.prune``: mining's queries with
+    the debate context, the cheap model's balanced posteriors); threshold 1 keeps every score."""
+    from argfaith.mining.candidates import Cascade, p_no_relation
+
+    res = Cascade(clf, 1.0).prune(pairs, plan.units, topic=plan.topic, contexts=plan.contexts)
+    return {k: p_no_relation(pr) for k, pr in res.predictions.items()}
 
 
 def _exhaustive_recall(plan: Any, clf: Any) -> dict[str, Any]:
@@ -269,10 +274,7 @@ def _exhaustive_recall(plan: Any, clf: Any) -> dict[str, Any]:
         runs = [row(f"random:{k}", {(c.source_id, c.target_id) for c in RandomK(k, seed=sd).prune(list(plan.pairs), plan.units).kept}) for sd in range(5)]
         rows.append({"strategy": f"random:{k} (mean of 5 seeds)", **{key: statistics.mean(r[key] for r in runs) for key in runs[0] if key != "strategy"}})
     if clf is not None:
-        from argfaith.mining.candidates import p_no_relation
-
-        preds = clf.classify(plan.queries(cands))
-        pno = {(c.source_id, c.target_id): p_no_relation(pr) for c, pr in zip(cands, preds)}
+        pno = _cascade_scores(clf, plan, cands)
         for thr in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95):
             rows.append(row(f"cascade:{thr:g}", {k for k, v in pno.items() if v is not None and v < thr}))
     n_att = sum(1 for v in gold.values() if v == "attack")

@@ -32,6 +32,15 @@ class ProposalPolicy(str, Enum):
     intersection = "intersection"
 
 
+class CoverageSalience(str, Enum):
+    """Salience measures of argument coverage π_cov (:mod:`argfaith.metrics.coverage`)."""
+
+    strength = "strength"
+    influence = "influence"
+    degree = "degree"
+    replies = "replies"
+
+
 class AlignMethod(str, Enum):
     id = "id"
     exact = "exact"
@@ -131,6 +140,8 @@ def evaluate_files(
     explain_top: int | None = 10,
     include_qbafs: bool = True,
     text_baselines: list[Any] | None = None,
+    coverage_k: int | None = 10,
+    coverage_salience: str = "strength",
 ) -> Any:
     """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
     before rendering)."""
@@ -177,7 +188,7 @@ def evaluate_files(
         on_mismatch="intersection" if proposals == "intersection" else "error",
         alignments=aligners, explain=explain, explain_limit=explain_top, method=solver, max_iter=max_iter, tol=tol,
         strict=strict, include_qbafs=include_qbafs, source_path=str(source), summary_paths=[str(s) for s in summaries],
-        text_baselines=text_baselines,
+        text_baselines=text_baselines, coverage_k=coverage_k, coverage_salience=coverage_salience,
     )
 
 
@@ -270,6 +281,8 @@ def evaluate(
     proposals: Annotated[ProposalPolicy, typer.Option(help="'exact': proposal sets must match (else an error naming the ids); 'intersection': evaluate on the shared proposals and report the rest.")] = ProposalPolicy.exact,
     alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary. Enables π_sap, π_sar, π_pcc.")] = None,
     align: Annotated[Optional[AlignMethod], typer.Option("--align", help="Align speech arguments automatically (enables π_sap, π_sar, π_pcc).")] = None,
+    coverage_k: Annotated[int, typer.Option(min=0, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
+    coverage_salience: Annotated[CoverageSalience, typer.Option(help="Salience ranking the arguments of π_cov: strength (σ), influence, degree or replies.")] = CoverageSalience.strength,
     align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
     align_measure: Annotated[Optional[str], typer.Option(help="--align lexical: 'tfidf' (default) or 'token_f1'.")] = None,
     align_model: Annotated[Optional[Path], typer.Option(help="--align embedding: a local sentence-transformers model directory (default: all-MiniLM-L6-v2 from the embeddings extra).")] = None,
@@ -349,6 +362,7 @@ def evaluate(
             llm_model=llm_model, llm_batch=llm_batch, llm_progress=lambda d, n: prog.update(task, completed=d, total=n),
             solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
             explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
+            coverage_k=coverage_k or None, coverage_salience=coverage_salience.value,
         )
     obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
     if out is None and fmt is OutputFormat.table:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli.evaluate import CoverageSalience as SalienceName
 
 if TYPE_CHECKING:
     from argfaith.datasets.kpa import KPAData
@@ -385,13 +386,6 @@ def structure_cmd(
         r = s.unmatched
         t.add_row("true unmatched rate", f(r.value), f"{r.n_truly_unmatched}/{r.n_judged} judged unmatched arguments; {r.n_unjudged} unjudged")
     console().print(t)
-
-
-class SalienceName(str, Enum):
-    strength = "strength"
-    influence = "influence"
-    degree = "degree"
-    replies = "replies"
 
 
 class AlignName(str, Enum):

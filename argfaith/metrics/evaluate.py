@@ -46,10 +46,14 @@ from argfaith.metrics.report import (
     TextBaselines,
     short_name,
 )
+from argfaith.metrics.coverage import SALIENCE_MEASURES, salience_scores, salient_arguments
 from argfaith.metrics.supplementary import pro_con_consistency, supplementary_precision, supplementary_recall
 from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
 
-__all__ = ["SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
+__all__ = ["DEFAULT_COVERAGE_K", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
+
+#: Size of the salient set S_k(Q) of π_cov in reports (the 10 strongest source speech arguments).
+DEFAULT_COVERAGE_K = 10
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,8 @@ def _compare(
     explain: bool,
     explain_limit: int | None,
     text_baselines: TextBaselines | None,
+    coverage_k: int | None = DEFAULT_COVERAGE_K,
+    coverage_salience: str = "strength",
 ) -> EvaluationReport:
     ps = match.shared
     verdicts: dict[str, ProposalVerdict] = {}
@@ -257,6 +263,13 @@ def _compare(
         counts["supplementary_precision"] = MetricCount(numerator=sap.numerator, denominator=sap.denominator)
         counts["supplementary_recall"] = MetricCount(numerator=sar.numerator, denominator=sar.denominator)
         counts["pro_con_consistency"] = MetricCount(numerator=sum(pcc.consistent.values()), denominator=pcc.n_pairs)
+        if coverage_k is not None:
+            top, covered = _coverage(src, alignment, coverage_k, coverage_salience, method, max_iter, tol)
+            pw.update(
+                argument_coverage=len(covered) / len(top) if top else None,
+                uncovered_salient=[a for a in top if a not in covered],
+            )
+            counts["argument_coverage"] = MetricCount(numerator=len(covered), denominator=len(top))
     pw["counts"] = counts
     explanations: list[ExplanationReport] = []
     if explain:
@@ -299,12 +312,38 @@ def _compare(
             proposals=match.mode,
             alignment=alignment.method if alignment is not None else None,
             explain_limit=explain_limit,
+            coverage_k=coverage_k if alignment is not None else None,
+            coverage_salience=coverage_salience if alignment is not None and coverage_k is not None else None,
         ),
         alignment=_alignment_report(alignment) if alignment is not None else None,
         explanations=explanations,
         text_baselines=text_baselines,
         warnings=warnings,
     )
+
+
+def _coverage(
+    src: SideAnalysis, alignment: Alignment, k: int, salience: str, method: str, max_iter: int, tol: float
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    """S_k(Q) and its aligned members for π_cov (:mod:`argfaith.metrics.coverage`); σ salience
+    reuses the strengths already computed for the source at this τ."""
+    speech = src.qbaf.speech_arguments
+    if not speech:
+        return (), frozenset()
+    if salience == "strength":
+        scores = {a: float(src.strengths[a]) for a in speech}
+    else:
+        scores = salience_scores(src.qbaf, salience, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    top = salient_arguments(src.qbaf, k=min(k, len(speech)), salience=salience, scores=scores)  # type: ignore[arg-type]
+    aligned = alignment.source_ids
+    return top, frozenset(a for a in top if a in aligned)
+
+
+def _check_coverage(coverage_k: int | None, coverage_salience: str) -> None:
+    if coverage_k is not None and (isinstance(coverage_k, bool) or not isinstance(coverage_k, int) or coverage_k < 1):
+        raise ValueError(f"coverage_k must be a positive integer or None, got {coverage_k!r}")
+    if coverage_salience not in SALIENCE_MEASURES:
+        raise ValueError(f"coverage_salience must be one of {', '.join(SALIENCE_MEASURES)}, got {coverage_salience!r}")
 
 
 def _check_settings(epsilon: float, tolerance: float, tau: float | None) -> None:
@@ -340,6 +379,8 @@ def evaluate(
     source_path: str | None = None,
     summary_path: str | None = None,
     text_baselines: TextBaselines | None = None,
+    coverage_k: int | None = DEFAULT_COVERAGE_K,
+    coverage_salience: str = "strength",
 ) -> EvaluationReport:
     """Evaluate a summary QBAF Q* against its source Q (PAPER.md §5): the full report.
 
@@ -357,7 +398,12 @@ def evaluate(
         Proposal sets that differ raise :class:`~argfaith.metrics.proposals.ProposalMismatchError`
         unless ``"intersection"``, which is recorded in the report.
     alignment : Alignment or Aligner, optional
-        Enables π_sap, π_sar, π_pcc; an :class:`Aligner` is run on the speech arguments.
+        Enables π_sap, π_sar, π_pcc and argument coverage π_cov; an :class:`Aligner` is run on the
+        speech arguments.
+    coverage_k, coverage_salience :
+        π_cov (PAPER.md §9, :mod:`argfaith.metrics.coverage`): share of the ``coverage_k`` most
+        salient source speech arguments (default the 10 strongest by σ at this τ) that the
+        alignment covers, reported next to π_sar. ``coverage_k=None`` leaves it out.
     explain, explain_limit :
         Per-proposal explanations, keeping the ``explain_limit`` most influential arguments per
         side (None: all).
@@ -370,6 +416,7 @@ def evaluate(
         Embed both QBAFs in the report (needed to draw them in HTML from a saved JSON report).
     """
     _check_settings(epsilon, tolerance, tau)
+    _check_coverage(coverage_k, coverage_salience)
     match = match_proposals(source, summary, on_mismatch=on_mismatch)
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs)
     src = analyse_side(source, tau=tau, path=source_path, **kw)  # type: ignore[arg-type]
@@ -379,6 +426,7 @@ def evaluate(
     return _compare(
         src, summ, match, tau=tau, epsilon=epsilon, tolerance=tolerance, method=method, max_iter=max_iter,
         tol=tol, alignment=al, explain=explain, explain_limit=explain_limit, text_baselines=text_baselines,
+        coverage_k=coverage_k, coverage_salience=coverage_salience,
     )
 
 
@@ -415,6 +463,8 @@ def evaluate_many(
     summary_paths: Sequence[str | None] | None = None,
     text_baselines: Sequence[TextBaselines | None] | None = None,
     progress: Any = None,
+    coverage_k: int | None = DEFAULT_COVERAGE_K,
+    coverage_salience: str = "strength",
 ) -> EvaluationSuite:
     """Evaluate several summaries at several τ (the paper's Table 6 sensitivity layout).
 
@@ -425,6 +475,7 @@ def evaluate_many(
     taus = list(taus) or [None]
     for t in taus:
         _check_settings(epsilon, tolerance, t)
+    _check_coverage(coverage_k, coverage_salience)
     summaries = list(summaries)
     n = len(summaries)
     paths = list(summary_paths) if summary_paths is not None else [None] * n
@@ -449,7 +500,8 @@ def evaluate_many(
             r = _compare(
                 src, summ, matches[i], tau=t, epsilon=epsilon, tolerance=tolerance, method=method,
                 max_iter=max_iter, tol=tol, alignment=resolved[i], explain=explain,
-                explain_limit=explain_limit, text_baselines=tb[i],
+                explain_limit=explain_limit, text_baselines=tb[i], coverage_k=coverage_k,
+                coverage_salience=coverage_salience,
             )
             reports.append(r)
             name = short_name(r.summary.name, r.summary.path, f"summary {i + 1}")

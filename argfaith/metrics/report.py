@@ -8,7 +8,8 @@ score τ. Its JSON keys follow issue 3::
                  "strengths": {id: σ}, ... diagnostics},
      "summary": {... the same ...},
      "pairwise": {"d_preferability_consistency", "balance_consistency", "epsilon_accuracy",
-                  ["supplementary_precision", "supplementary_recall", "pro_con_consistency"]
+                  ["supplementary_precision", "supplementary_recall", "pro_con_consistency",
+                   "argument_coverage", "uncovered_salient"]
                   (only when an alignment was given), "per_proposal": {...}, "counts": {...}},
      "proposals": {...}, "settings": {...}, "alignment": {...}|null, "explanations": [...],
      "text_baselines": {...}|null, "warnings": [...]}
@@ -54,6 +55,8 @@ __all__ = [
 REPORT_FORMAT_VERSION = 1
 
 _SUPPLEMENTARY = ("supplementary_precision", "supplementary_recall", "pro_con_consistency")
+#: Keys absent from the JSON unless computed (an alignment was given; π_cov unless disabled).
+_OPTIONAL = _SUPPLEMENTARY + ("argument_coverage", "uncovered_salient")
 
 
 class _Model(BaseModel):
@@ -136,6 +139,10 @@ class PairwiseReport(_Model):
     supplementary_precision: float | None = None
     supplementary_recall: float | None = None
     pro_con_consistency: float | None = None
+    argument_coverage: float | None = Field(
+        default=None, description="π_cov: share of the k most salient source speech arguments that are aligned."
+    )
+    uncovered_salient: list[str] = Field(default_factory=list, description="Salient source arguments π_cov misses.")
     counts: dict[str, MetricCount] = Field(default_factory=dict)
     per_proposal: dict[str, ProposalVerdict] = Field(default_factory=dict)
     pro_con_inconsistent: list[tuple[str, str]] = Field(default_factory=list, description="Aligned pairs failing π_pcc.")
@@ -145,7 +152,7 @@ class PairwiseReport(_Model):
         # Supplementary metrics that were never set (no alignment) are absent, not null: null
         # means "undefined", which is a different statement.
         d = handler(self)
-        for k in _SUPPLEMENTARY:
+        for k in _OPTIONAL:
             if k not in self.model_fields_set:
                 d.pop(k, None)
         return d
@@ -153,6 +160,10 @@ class PairwiseReport(_Model):
     @property
     def has_supplementary(self) -> bool:
         return all(k in self.model_fields_set for k in _SUPPLEMENTARY)
+
+    @property
+    def has_coverage(self) -> bool:
+        return "argument_coverage" in self.model_fields_set
 
 
 class ProposalsReport(_Model):
@@ -177,6 +188,8 @@ class Settings(_Model):
     proposals: str
     alignment: str | None = None
     explain_limit: int | None = None
+    coverage_k: int | None = Field(default=None, description="k of π_cov's salient set (null: π_cov not computed).")
+    coverage_salience: str | None = Field(default=None, description="Salience measure ranking S_k(Q) for π_cov.")
 
 
 class AlignedPairReport(_Model):

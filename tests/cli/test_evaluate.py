@@ -256,3 +256,28 @@ def test_text_path_mines_then_evaluates(tmp_path, capsys):
 def test_input_combination_errors(args, msg):
     r = invoke(*args)
     assert isinstance(r.exception, ConfigurationError) and msg in str(r.exception)
+
+
+def test_argument_coverage_options_subprocess():
+    """π_cov next to π_sar through the real entry point: same value as the coverage module with
+    the same alignment file; --coverage-k 0 leaves it out."""
+    from argfaith.metrics.alignment import FileAligner
+    from argfaith.metrics.coverage import argument_coverage
+    from argfaith.qbaf import load_qbaf
+
+    base = ["--source", str(DEBATE / "source.json"), "--summary", str(DEBATE / "summary_distorted.json"),
+            "--alignment", str(DEBATE / "alignment_distorted.csv"), "--no-qbafs", "--no-explain"]
+    res = run(*base, "--coverage-k", "5", "--coverage-salience", "degree", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    ref = argument_coverage(load_qbaf(DEBATE / "source.json"), load_qbaf(DEBATE / "summary_distorted.json"),
+                            FileAligner(DEBATE / "alignment_distorted.csv"), k=5, salience="degree")
+    assert d["pairwise"]["argument_coverage"] == pytest.approx(ref.value)
+    assert d["pairwise"]["uncovered_salient"] == list(ref.uncovered)
+    assert d["settings"]["coverage_k"] == 5 and d["settings"]["coverage_salience"] == "degree"
+    res = run(*base, "--coverage-k", "0", "--format", "json")
+    assert res.returncode == 0 and "argument_coverage" not in json.loads(res.stdout)["pairwise"]
+    res = run(*base)
+    assert res.returncode == 0 and "π_cov" in res.stdout and "top 10 by strength" in res.stdout
+    res = run(*base, "--coverage-salience", "loudness")
+    assert res.returncode == 2 and "loudness" in res.stderr

@@ -181,3 +181,64 @@ def test_invalid_settings(paper):
 def test_text_alignment_needs_text(paper):
     with pytest.raises(DataFormatError, match="no text"):
         evaluate(paper["q"], paper["qa"], alignment=LexicalAligner())
+
+
+def test_argument_coverage_in_report_by_hand(paper):
+    # Every speech argument of Q has σ = 0.2; strength ties break by degree (s1: 3), then order:
+    # S_3(Q) = (s1, s2, s3), none of which Qa* keeps (it keeps s4, s5, s6).
+    r = evaluate(paper["q"], paper["qa"], alignment=IdAligner(), coverage_k=3)
+    assert r.pairwise.argument_coverage == 0.0 and r.pairwise.uncovered_salient == ["s1", "s2", "s3"]
+    assert r.pairwise.counts["argument_coverage"].denominator == 3
+    assert (r.settings.coverage_k, r.settings.coverage_salience) == (3, "strength")
+    # Influence salience: S_3 = (s5, s1, s2); Qa* covers s5 only.
+    r = evaluate(paper["q"], paper["qa"], alignment=IdAligner(), coverage_k=3, coverage_salience="influence")
+    assert r.pairwise.argument_coverage == pytest.approx(1 / 3) and r.pairwise.uncovered_salient == ["s1", "s2"]
+    # Default k = 10 > |X_s| = 6: the whole set, so π_cov equals π_sar (3 of 6).
+    r = evaluate(paper["q"], paper["qa"], alignment=IdAligner())
+    assert r.pairwise.argument_coverage == r.pairwise.supplementary_recall == 0.5
+    assert r.pairwise.counts["argument_coverage"].denominator == 6
+
+
+def test_argument_coverage_matches_the_coverage_module(paper):
+    """The report's π_cov (σ reused from the source analysis at τ) equals argument_coverage()
+    computed from scratch on the τ-applied QBAFs, for every salience and several τ."""
+    from argfaith.metrics.coverage import argument_coverage
+
+    for tau in (None, 0.15, 0.4):
+        for sal in ("strength", "influence", "degree", "replies"):
+            for k in (1, 2, 4):
+                r = evaluate(paper["q"], paper["qb"], tau=tau, alignment=IdAligner(), coverage_k=k, coverage_salience=sal, explain=False)
+                q = paper["q"].with_speech_base_score(tau) if tau is not None else paper["q"]
+                qb = paper["qb"].with_speech_base_score(tau) if tau is not None else paper["qb"]
+                ref = argument_coverage(q, qb, IdAligner(), k=k, salience=sal)
+                assert r.pairwise.argument_coverage == pytest.approx(ref.value), (tau, sal, k)
+                assert r.pairwise.uncovered_salient == list(ref.uncovered)
+
+
+def test_argument_coverage_absent_without_alignment_or_when_disabled(paper, tmp_path):
+    d = json.loads(evaluate(paper["q"], paper["qa"]).to_json())
+    assert "argument_coverage" not in d["pairwise"] and "uncovered_salient" not in d["pairwise"]
+    assert d["settings"]["coverage_k"] is None
+    r = evaluate(paper["q"], paper["qa"], alignment=IdAligner(), coverage_k=None)
+    d = json.loads(r.to_json())
+    assert "argument_coverage" not in d["pairwise"] and d["pairwise"]["supplementary_recall"] == 0.5
+    assert r.pairwise.has_supplementary and not r.pairwise.has_coverage
+    # Round trip keeps π_cov.
+    r = evaluate(paper["q"], paper["qa"], alignment=IdAligner(), coverage_k=3)
+    p = tmp_path / "r.json"
+    p.write_text(r.to_json())
+    back = load_report(p)
+    assert back.pairwise.argument_coverage == 0.0 and back.pairwise.has_coverage
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="coverage_k"):
+            evaluate(paper["q"], paper["qa"], alignment=IdAligner(), coverage_k=bad)
+    with pytest.raises(ValueError, match="coverage_salience"):
+        evaluate_many(paper["q"], [paper["qa"]], coverage_salience="loudness")
+
+
+def test_argument_coverage_undefined_without_source_speech(paper):
+    props = [Argument("p1", "proposal", 0.5), Argument("p2", "proposal", 0.5)]
+    q0 = QBAF.from_arguments(props, debate=True)
+    r = evaluate(q0, paper["qa"], alignment=IdAligner())
+    assert r.pairwise.argument_coverage is None and r.pairwise.has_coverage
+    assert r.pairwise.counts["argument_coverage"].denominator == 0

@@ -125,6 +125,12 @@ def metric_rows(reports: list[EvaluationReport]) -> list[MetricRow]:
             _row("supplementary recall", "π_sar", reports, lambda r: r.pairwise.supplementary_recall if r.pairwise.has_supplementary else None),
             _row("pro-con consistency", "π_pcc", reports, lambda r: r.pairwise.pro_con_consistency if r.pairwise.has_supplementary else None),
         ]
+    if any(r.pairwise.has_coverage for r in reports):
+        st = r0.settings
+        note = f"top {st.coverage_k} by {st.coverage_salience}" if st.coverage_k is not None else ""
+        rows.append(
+            _row("argument coverage", "π_cov", reports, lambda r: r.pairwise.argument_coverage if r.pairwise.has_coverage else None, note=note)
+        )
     tbs = [r.text_baselines for r in reports]
     if any(t is not None for t in tbs):
         def tb(attr: str) -> Callable[[EvaluationReport], object]:

@@ -9,7 +9,7 @@ import pytest
 
 from argfaith.llm import LLMRequestError, LLMRunner, MissingAPIKeyError, RequestCache, build_request
 from argfaith.llm.client import make_client
-from argfaith.llm.testing import Fail, FakeAnthropicAPI, answer_text, user_text
+from argfaith.llm.testing import Fail, FakeAnthropicAPI, user_text
 from tests.llm.helpers import FAKE_KEY
 
 

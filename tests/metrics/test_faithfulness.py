@@ -66,6 +66,9 @@ def test_table1_details(paper):
     assert dict(epsilon_accuracy(qa, q).agree) == {"p1": False, "p2": True}  # 0.28 and 0.08 apart
     assert dict(d_preferability_consistency(qa, q).agree) == {"p1": False, "p2": True}
     assert d_preferability_consistency(qa, q).symbol == "π_dpc"
+    # Qb* agrees with Q on both proposals under all three metrics (Table 1: 1.00 / 1.00 / 1.00).
+    assert balance_consistency(qb, q).disagreeing == () and balance_consistency(qb, q).n_agree == 2
+    assert dict(epsilon_accuracy(qb, q).agree) == {"p1": True, "p2": True}
 
 
 def _debate(n_speech=0, attacks=(), supports=(), proposals=("p1",), tau=0.2, name=None):

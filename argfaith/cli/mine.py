@@ -63,7 +63,7 @@ def _cheap_classifier_factory():  # type: ignore[no-untyped-def]
     return factory
 
 
-def _dry_run(plan: Any, classifier_spec: str | None, fmt: DryRunFormat, model: str | None) -> None:
+def _dry_run(plan: Any, classifier_spec: str | None, fmt: DryRunFormat, model: str | None, extraction: Any = None) -> None:
     info = plan.describe()
     estimates: list[Any] = []
     note = None
@@ -78,6 +78,8 @@ def _dry_run(plan: Any, classifier_spec: str | None, fmt: DryRunFormat, model: s
         estimates = estimate_strategies(queries, **kw)
     if fmt is DryRunFormat.json:
         out = {**info, "classifier": classifier_spec, "estimates": [e.as_dict() for e in estimates]}
+        if extraction is not None:
+            out["extraction"] = extraction.as_dict()
         if note:
             out["note"] = note
         typer.echo(json.dumps(out, indent=1))
@@ -89,6 +91,14 @@ def _dry_run(plan: Any, classifier_spec: str | None, fmt: DryRunFormat, model: s
         f"arguments: {len(plan.proposals)} proposals, {len(plan.speech)} speech ({plan.unit_method}; dropped: {dropped})",
         f"candidate pairs: {plan.n_all_candidates:,} all; {len(plan.pairs):,} with --candidates {plan.strategy}",
     ]
+    if extraction is not None:
+        x = extraction
+        usd = "n/a (unknown model price)" if x.usd is None else f"${x.usd:,.4f} (at most ${x.usd_max:,.4f})"
+        lines += [
+            f"LLM argument extraction ({x.model}): {x.texts:,} texts, {x.cached:,} cached; "
+            f"~{x.input_tokens:,} input + ~{x.output_tokens:,} output tokens; {usd}",
+            "  (arguments and pairs above are planned with rule-based sentences: the LLM's units are not known before it runs)",
+        ]
     if estimates:
         lines += ["", format_cost_table(estimates)]  # type: ignore[misc]
     elif note:
@@ -106,7 +116,7 @@ def mine(
     candidates: Annotated[str, typer.Option(help="Candidate pairs: all | topk:K | random:K | cascade:P.")] = "all",
     units: Annotated[UnitsOption, typer.Option(help="Speech arguments: human spans, sentences, or auto (spans when the debate has them).")] = UnitsOption.auto,
     unit_filter: Annotated[UnitFilter, typer.Option(help="default: drop the chair's procedural lines, stage directions, headers, fragments; none: keep all units.")] = UnitFilter.default,
-    segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
+    segmenter: Annotated[str, typer.Option(help="Automatic units: rules | rules-plain | lines (sentences) | llm[:MODEL] (Claude's argument units, exact passages of the text; cached; needs ANTHROPIC_API_KEY).")] = "rules",
     tau: Annotated[float, typer.Option(min=0.0, max=1.0, help="Base score τ of speech arguments.")] = 0.2,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: print arguments, pairs and the estimated Claude cost per strategy.")] = False,
     dry_run_format: Annotated[DryRunFormat, typer.Option("--format", help="Dry-run output format.")] = DryRunFormat.table,
@@ -129,19 +139,52 @@ def mine(
     policy = KEEP_ALL if unit_filter is UnitFilter.none else None
     uses_cascade = candidates.strip().lower().startswith("cascade")
     cheap = _cheap_classifier_factory() if uses_cascade else None
-    if summary is not None:
-        summ = load_summary(summary)
-        plan = plan_summary(summ, doc, candidates=candidates, segmenter=segmenter, policy=policy, cheap_classifier=cheap, seed=seed)
+    extraction = None
+    summ = load_summary(summary) if summary is not None else None
+    uses_llm_units = (segmenter == "llm" or segmenter.startswith("llm:")) and (
+        summ is not None or units is UnitsOption.sentences or (units is UnitsOption.auto and doc.spans is None)
+    )
+    if dry_run and uses_llm_units:
+        from argfaith.llm.cache import RequestCache, default_cache_path
+        from argfaith.llm.cost import DEFAULT_MODEL
+        from argfaith.mining.extract import estimate_extraction_cost
+        from argfaith.mining.units import segmenter_texts
+
+        texts = [summ.text] if summ is not None else segmenter_texts(doc, policy)
+        cache_path = default_cache_path()
+        rc = RequestCache(cache_path) if cache_path.exists() else None
+        extraction = estimate_extraction_cost(
+            texts, model=segmenter[4:].strip() or DEFAULT_MODEL, kind="summary" if summ is not None else "speech", request_cache=rc
+        )
+        segmenter = "rules"  # plan pairs on sentences: nothing is sent in a dry run
+    seg: Any = segmenter
+    if uses_llm_units and not dry_run:
+        from argfaith.mining.segment import make_segmenter
+
+        seg = make_segmenter(segmenter)
+    if summ is not None:
+        plan = plan_summary(summ, doc, candidates=candidates, segmenter=seg, policy=policy, cheap_classifier=cheap, seed=seed)
     else:
         plan = plan_debate(
-            doc, units=units.value, candidates=candidates, segmenter=segmenter, policy=policy, cheap_classifier=cheap, seed=seed
+            doc, units=units.value, candidates=candidates, segmenter=seg, policy=policy, cheap_classifier=cheap, seed=seed
+        )
+    if not isinstance(seg, str):
+        st = seg.stats
+        dropped_llm = ", ".join(f"{k.removeprefix('dropped_')} {v}" for k, v in sorted(st.items()) if k.startswith("dropped_")) or "none"
+        u = seg.runner.usage.snapshot()
+        print(
+            f"LLM argument extraction ({seg.model}): {st['located']} units located; dropped: {dropped_llm}; "
+            f"{st['fallback_texts']} text(s) fell back to sentences (unreadable answer); {u.requests} request(s) sent, "
+            f"{u.cache_hits} cached, {u.input_tokens:,} + {u.output_tokens:,} tokens, "
+            + ("cost n/a" if u.cost_usd is None else f"${u.cost_usd:,.4f}"),
+            file=sys.stderr,
         )
     if dry_run:
         if model is None and classifier and classifier.lower().startswith("claude:"):
             from argfaith.mining.classifiers.registry import parse_spec
 
             model = parse_spec(classifier)[1]  # price the model the user named
-        _dry_run(plan, classifier, dry_run_format, model)
+        _dry_run(plan, classifier, dry_run_format, model, extraction)
         return
     assert out is not None
     clf, spec = make_classifier(classifier)

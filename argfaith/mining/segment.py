@@ -445,7 +445,8 @@ class FunctionSegmenter:
 
 def make_segmenter(spec: str | Segmenter | Callable[[str], Sequence[str]] | None = None) -> Segmenter:
     """A segmenter from a name (``"rules"`` — the default —, ``"rules-plain"`` without markdown,
-    ``"lines"``), an object with ``segment``, or a ``text -> list[str]`` function."""
+    ``"lines"``, ``"llm"`` / ``"llm:MODEL"`` for Claude's argument units, see
+    :mod:`argfaith.mining.extract`), an object with ``segment``, or a ``text -> list[str]`` function."""
     if spec is None or spec == "rules":
         return RuleSegmenter()
     if spec == "rules-plain":
@@ -454,8 +455,13 @@ def make_segmenter(spec: str | Segmenter | Callable[[str], Sequence[str]] | None
         return seg
     if spec == "lines":
         return LineSegmenter()
+    if isinstance(spec, str) and (spec == "llm" or spec.startswith("llm:")):
+        from argfaith.llm.cost import DEFAULT_MODEL
+        from argfaith.mining.extract import LLMExtractor
+
+        return LLMExtractor(model=spec[4:].strip() or DEFAULT_MODEL)
     if isinstance(spec, str):
-        raise ConfigurationError(f"unknown segmenter {spec!r}; choose 'rules', 'rules-plain' or 'lines'")
+        raise ConfigurationError(f"unknown segmenter {spec!r}; choose 'rules', 'rules-plain', 'lines' or 'llm[:MODEL]'")
     if isinstance(spec, Segmenter):
         return spec
     if callable(spec):

@@ -4,7 +4,9 @@ PAPER.md §1/§7: a debate QBAF has one *proposal argument* per provision (numbe
 the resolution) and *speech arguments* mined from the transcript. argfaith's speech arguments are
 
 - ``spans``: the human argument spans when the debate has them (the paper's annotated debates);
-- ``sentences``: automatic segmentation (:mod:`argfaith.mining.segment`) otherwise.
+- ``sentences``: automatic segmentation (:mod:`argfaith.mining.segment`) otherwise; the segmenter
+  may be an LLM extractor (:mod:`argfaith.mining.extract`, ``segmenter="llm"``), whose units are
+  still exact passages of the text with offsets.
 
 Identifiers follow the project's silver relation data: ``<debate>-PAR-<n>`` for the n-th
 provision and ``<debate>-<intervention>-<k>`` for the k-th unit of an intervention (1-based, by
@@ -48,6 +50,7 @@ __all__ = [
     "SUMMARY_POLICY",
     "proposal_units",
     "speech_units",
+    "segmenter_texts",
     "summary_units",
     "summary_name",
     "is_chair",
@@ -267,10 +270,11 @@ def _sentence_units(
     iv: Intervention, debate_id: str, segmenter: Segmenter, policy: UnitPolicy, dropped: Counter[str]
 ) -> list[ArgumentUnit]:
     offset = speaker_header_length(iv.text, iv.speaker) if policy.strip_speaker_header else 0
-    segs = segmenter.segment(iv.text[offset:])
     if policy.drop_chair and is_chair(iv.speaker):
-        dropped["chair"] += len(segs)
+        # An LLM extractor is not paid to split text that is dropped anyway: the speech counts once.
+        dropped["chair"] += 1 if hasattr(segmenter, "prefetch") else len(segmenter.segment(iv.text[offset:]))
         return []
+    segs = segmenter.segment(iv.text[offset:])
     out = []
     for k, seg in enumerate(segs, start=1):
         s, e = seg.start + offset, seg.end + offset
@@ -294,6 +298,17 @@ def _sentence_units(
             )
         )
     return out
+
+
+def segmenter_texts(debate: Debate, policy: UnitPolicy | None = None) -> list[str]:
+    """The texts a segmenter sees for ``debate`` under ``policy`` (default :data:`SENTENCE_POLICY`):
+    each intervention after its speaker header, the chair's skipped when the policy drops them."""
+    pol = policy or SENTENCE_POLICY
+    return [
+        iv.text[speaker_header_length(iv.text, iv.speaker) if pol.strip_speaker_header else 0 :]
+        for iv in debate.interventions
+        if not (pol.drop_chair and is_chair(iv.speaker))
+    ]
 
 
 def speech_units(
@@ -366,6 +381,9 @@ def speech_units(
     else:
         pol = policy or SENTENCE_POLICY
         seg = make_segmenter(segmenter)
+        prefetch = getattr(seg, "prefetch", None)
+        if prefetch is not None:  # an LLM extractor: one concurrent (or batched) run for the debate
+            prefetch(segmenter_texts(debate, pol))
         for iv in debate.interventions:
             out.extend(_sentence_units(iv, debate.id, seg, pol, dropped))
         method = f"sentences:{seg.name}"
@@ -393,6 +411,8 @@ def summary_units(
     """
     pol = policy or SUMMARY_POLICY
     seg = make_segmenter(segmenter)
+    if getattr(seg, "kind", None) == "speech" and hasattr(seg, "prefetch"):
+        seg = replace(seg, kind="summary")  # type: ignore[type-var]  # an LLM extractor: the summary prompt noun
     prefix = name or summary_name(summary)
     dropped: Counter[str] = Counter()
     out: list[ArgumentUnit] = []

@@ -242,6 +242,7 @@ class SimilarityName(str, Enum):
     token_f1 = "token-f1"
     tfidf = "tfidf"
     embedding = "embedding"
+    bertscore = "bertscore"
 
 
 def read_key_point_sets(path: Path, role: str) -> dict[tuple[str, int] | None, list[str]]:
@@ -267,7 +268,7 @@ def read_key_point_sets(path: Path, role: str) -> dict[tuple[str, int] | None, l
 def soft_cmd(
     generated: Annotated[Path, typer.Option("--generated", "-g", help="Generated key points: key_points CSV (grouped by topic/stance) or text, one per line.")],
     reference: Annotated[Path, typer.Option("--reference", "-r", help="Reference key points, same formats.")],
-    similarity: Annotated[SimilarityName, typer.Option(help="Pair similarity (embedding needs the embeddings extra).")] = SimilarityName.token_f1,
+    similarity: Annotated[SimilarityName, typer.Option(help="Pair similarity (embedding and bertscore need the embeddings extra).")] = SimilarityName.token_f1,
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
 ) -> None:
     """Soft precision / recall / F1 and ROUGE of generated key points against reference ones."""

@@ -12,8 +12,11 @@ Undefined cases are explicit: sP is None when G is empty, sR is None when R is e
 is None when either is (a max over an empty set counts as 0, so with R empty and G not, sP = 0). The similarity is pluggable: any function ``(generated, reference) ->
 |G|×|R| matrix``, or a name — ``token-f1`` (default, offline: multiset token-overlap F1 of
 Porter-stemmed words, i.e. a per-pair ROUGE-1 F), ``tfidf`` (cosine of TF-IDF vectors fitted on
-both sets), ``embedding`` (all-MiniLM-L6-v2 cosine, clipped to [0, 1]; extra ``embeddings``).
-Learned metrics such as BLEURT plug in the same way as a function.
+both sets), ``embedding`` (all-MiniLM-L6-v2 cosine, clipped to [0, 1]; extra ``embeddings``),
+``bertscore`` (per-pair BERTScore F1 over all-MiniLM-L6-v2 token embeddings,
+:func:`argfaith.metrics.text.bertscore_matrix`; extra ``embeddings``) — the learned, BLEURT-like
+option that runs here: BLEURT's own checkpoints are not in any package of the index this project
+installs from. Other learned metrics plug in the same way as a function.
 
 ROUGE on concatenated key points: the generated key points joined by newlines scored against
 the joined reference key points with :func:`argfaith.metrics.text.rouge_scores`.
@@ -44,7 +47,7 @@ __all__ = [
 
 #: ``(generated, reference) -> array of shape (len(generated), len(reference))`` with values in [0, 1].
 SimilarityFn = Callable[[Sequence[str], Sequence[str]], np.ndarray]
-SIMILARITIES: tuple[str, ...] = ("token-f1", "tfidf", "embedding")
+SIMILARITIES: tuple[str, ...] = ("token-f1", "tfidf", "embedding", "bertscore")
 
 
 def similarity_function(name: str, **options: Any) -> SimilarityFn:
@@ -68,6 +71,10 @@ def similarity_function(name: str, **options: Any) -> SimilarityFn:
             return np.clip(np.array([e[t] for t in g]) @ np.array([e[t] for t in r]).T, 0.0, 1.0)
 
         return emb
+    if name == "bertscore":
+        from argfaith.metrics.text import bertscore_matrix
+
+        return lambda g, r: bertscore_matrix(g, r, model=options.get("model"))
     raise ConfigurationError(f"unknown similarity {name!r}; choose one of {', '.join(SIMILARITIES)} or pass a function")
 
 

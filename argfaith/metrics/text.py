@@ -22,10 +22,13 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from argfaith.errors import ConfigurationError, MissingExtraError
 
@@ -39,6 +42,7 @@ __all__ = [
     "rouge_scores",
     "BERTScoreResult",
     "bertscore",
+    "bertscore_matrix",
     "NLIResult",
     "nli_score",
 ]
@@ -342,6 +346,43 @@ def bertscore(
         n_candidate_tokens=int(len(c)),
         n_chunks=len(ref_chunks) + len(cand_chunks),
     )
+
+
+def bertscore_matrix(
+    candidates: Sequence[str],
+    references: Sequence[str],
+    *,
+    model: str | Path | None = None,
+    batch_size: int = 32,
+) -> np.ndarray:
+    """BERTScore F1 of every (candidate, reference) pair: a ``len(candidates) × len(references)``
+    matrix, clipped to [0, 1] (a learned, BLEURT-like similarity for soft P/R/F1 of key points).
+
+    Same definition as :func:`bertscore` (greedy cosine matching of contextual token embeddings,
+    uniform weights, no rescaling); every distinct text is encoded once (cut into chunks that fit
+    the encoder, as there), so the cost is linear in the number of texts, not of pairs.
+    """
+    torch, _ = _import_torch_transformers("BERTScore similarity", "embeddings")
+    out = np.zeros((len(candidates), len(references)))
+    if not candidates or not references:
+        return out
+    path = default_embedding_model_path() if model is None else _check_model_dir(model, "BERTScore model")
+    tok, enc = _load_encoder(path)
+    budget = _max_len(tok, enc) - 2
+    emb: dict[str, Any] = {}
+    for t in dict.fromkeys([*candidates, *references]):
+        emb[t] = _token_embeddings(_chunks(t, tok, budget), tok, enc, torch, batch_size)
+    for i, c in enumerate(candidates):
+        ec = emb[c]
+        for j, r in enumerate(references):
+            er = emb[r]
+            if len(ec) == 0 or len(er) == 0:
+                continue
+            sim = ec @ er.T
+            p = float(sim.max(dim=1).values.mean())
+            rec = float(sim.max(dim=0).values.mean())
+            out[i, j] = 2 * p * rec / (p + rec) if p + rec > 0 else 0.0
+    return np.clip(out, 0.0, 1.0)
 
 
 # ---------------------------------------------------------------------------- NLI

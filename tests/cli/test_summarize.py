@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from argfaith.llm.testing import FakeAnthropicAPI, user_text
+from tests.llm.helpers import run_argfaith_llm
 from argfaith.mining.prompts import summary_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,16 +34,7 @@ def debate_file(tmp_path: Path) -> Path:
 
 
 def run(args: list[str], tmp_path: Path, *, key: str | None = KEY, base_url: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env["ARGFAITH_CACHE"] = str(tmp_path / "cache")
-    env["PYTHONPATH"] = str(ROOT)
-    if key:
-        env["ANTHROPIC_API_KEY"] = key
-    if base_url:
-        env["ANTHROPIC_BASE_URL"] = base_url
-    return subprocess.run(
-        [sys.executable, "-m", "argfaith", "summarize", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
-    )
+    return run_argfaith_llm("summarize", args, tmp_path, key=key, base_url=base_url)
 
 
 def test_without_a_key_is_a_clear_error(debate_file, tmp_path):

@@ -4,10 +4,8 @@ caching, the malformed-answer fallback, prompt injection, dry-run cost and the C
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from argfaith.datasets.documents import load_debate
 from argfaith.llm.cache import RequestCache
 from argfaith.llm.errors import MissingAPIKeyError
 from argfaith.llm.testing import FakeAnthropicAPI, user_text
+from tests.llm.helpers import run_argfaith_llm
 from argfaith.mining.extract import (
     EXTRACT_PROMPT_VERSION,
     EXTRACT_SYSTEM,
@@ -213,14 +212,7 @@ def test_estimate_counts_cached_requests(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------------------------ CLI
 def run(args: list[str], tmp_path: Path, *, key: str | None = KEY, base_url: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env["ARGFAITH_CACHE"] = str(tmp_path / "cache")
-    env["PYTHONPATH"] = str(ROOT)
-    if key:
-        env["ANTHROPIC_API_KEY"] = key
-    if base_url:
-        env["ANTHROPIC_BASE_URL"] = base_url
-    return subprocess.run([sys.executable, "-m", "argfaith", "mine", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    return run_argfaith_llm("mine", args, tmp_path, key=key, base_url=base_url)
 
 
 def test_cli_dry_run_prices_extraction_without_a_key(debate_file, tmp_path):

@@ -43,6 +43,7 @@ from argfaith.mining.classifiers.prior import mining_classifier
 from argfaith.mining.segment import Segmenter
 from argfaith.mining.units import (
     ArgumentUnit,
+    UnitExtraction,
     UnitMode,
     UnitPolicy,
     proposal_units,
@@ -168,14 +169,36 @@ def plan_debate(
     except a cascade's cheap classifier)."""
     props = proposal_units(debate)
     ext = speech_units(debate, units=units, segmenter=segmenter, policy=policy)
-    allp = source_candidates(ext.units, props)
-    byid = {u.id: u for u in (*props, *ext.units)}
     contexts = MappingProxyType({iv.id: iv.text for iv in debate.interventions})
-    kept, spec = _prune(allp, byid, debate.topic, candidates, cheap_classifier, seed, contexts)
+    return _plan(
+        "debate", debate.id, debate.topic, props, ext, source_candidates(ext.units, props),
+        candidates=candidates, cheap_classifier=cheap_classifier, seed=seed, source=debate.source_path,
+        info={"debate_id": debate.id}, contexts=contexts,
+    )
+
+
+def _plan(
+    kind: str,
+    name: str,
+    topic: str,
+    props: tuple[ArgumentUnit, ...],
+    ext: UnitExtraction,
+    allp: list[CandidatePair],
+    *,
+    candidates: str | Pruner | None,
+    cheap_classifier: CheapClassifierFactory | None,
+    seed: int,
+    source: Any,
+    info: dict[str, Any],
+    contexts: Mapping[str, str] | None = None,
+) -> MiningPlan:
+    """Prune the candidate pairs and assemble the plan (shared by debates and summaries)."""
+    byid = {u.id: u for u in (*props, *ext.units)}
+    kept, spec = _prune(allp, byid, topic, candidates, cheap_classifier, seed, contexts)
     return MiningPlan(
-        kind="debate",
-        name=debate.id,
-        topic=debate.topic,
+        kind=kind,
+        name=name,
+        topic=topic,
         proposals=props,
         speech=ext.units,
         unit_method=ext.method,
@@ -184,9 +207,9 @@ def plan_debate(
         n_all_candidates=len(allp),
         pairs=kept,
         strategy=spec,
-        source=debate.source_path,
-        info={"debate_id": debate.id},
-        contexts=contexts,
+        source=source,
+        info=info,
+        contexts=contexts if contexts is not None else {},
     )
 
 
@@ -209,22 +232,9 @@ def plan_summary(
         )
     props = proposal_units(debate)
     ext = summary_units(summary, segmenter=segmenter, policy=policy, name=name)
-    allp = summary_candidates(ext.units, props)
-    byid = {u.id: u for u in (*props, *ext.units)}
-    kept, spec = _prune(allp, byid, debate.topic, candidates, cheap_classifier, seed)
-    return MiningPlan(
-        kind="summary",
-        name=name or summary_name(summary),
-        topic=debate.topic,
-        proposals=props,
-        speech=ext.units,
-        unit_method=ext.method,
-        unit_policy=ext.policy,
-        dropped_units=ext.dropped,
-        n_all_candidates=len(allp),
-        pairs=kept,
-        strategy=spec,
-        source=summary.source_path,
+    return _plan(
+        "summary", name or summary_name(summary), debate.topic, props, ext, summary_candidates(ext.units, props),
+        candidates=candidates, cheap_classifier=cheap_classifier, seed=seed, source=summary.source_path,
         info={
             "debate_id": debate.id,
             "summary_variant": summary.variant,

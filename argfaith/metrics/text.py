@@ -296,6 +296,18 @@ def _token_embeddings(texts: list[str], tok: Any, model: Any, torch: Any, batch_
     return torch.nn.functional.normalize(e, p=2, dim=1)
 
 
+def greedy_match_prf(c: Any, r: Any) -> tuple[float, float, float]:
+    """BERTScore's greedy matching (Zhang et al. 2020) of L2-normalised token embeddings ``c``
+    (candidate) and ``r`` (reference): precision = mean_i max_j c_i·r_j, recall = mean_j max_i,
+    F1 their harmonic mean; all 0 when either side has no token."""
+    if len(r) == 0 or len(c) == 0:
+        return 0.0, 0.0, 0.0
+    sim = c @ r.T
+    p = float(sim.max(dim=1).values.mean())
+    rec = float(sim.max(dim=0).values.mean())
+    return p, rec, (2 * p * rec / (p + rec) if p + rec > 0 else 0.0)
+
+
 def bertscore(
     reference: str,
     candidate: str,
@@ -330,13 +342,7 @@ def bertscore(
     cand_chunks = _chunks(candidate, tok, budget)
     r = _token_embeddings(ref_chunks, tok, enc, torch, batch_size)
     c = _token_embeddings(cand_chunks, tok, enc, torch, batch_size)
-    if len(r) == 0 or len(c) == 0:
-        p = rec = f = 0.0
-    else:
-        sim = c @ r.T
-        p = float(sim.max(dim=1).values.mean())
-        rec = float(sim.max(dim=0).values.mean())
-        f = 2 * p * rec / (p + rec) if p + rec > 0 else 0.0
+    p, rec, f = greedy_match_prf(c, r)
     return BERTScoreResult(
         precision=p,
         recall=rec,
@@ -373,15 +379,8 @@ def bertscore_matrix(
     for t in dict.fromkeys([*candidates, *references]):
         emb[t] = _token_embeddings(_chunks(t, tok, budget), tok, enc, torch, batch_size)
     for i, c in enumerate(candidates):
-        ec = emb[c]
         for j, r in enumerate(references):
-            er = emb[r]
-            if len(ec) == 0 or len(er) == 0:
-                continue
-            sim = ec @ er.T
-            p = float(sim.max(dim=1).values.mean())
-            rec = float(sim.max(dim=0).values.mean())
-            out[i, j] = 2 * p * rec / (p + rec) if p + rec > 0 else 0.0
+            out[i, j] = greedy_match_prf(emb[c], emb[r])[2]
     return np.clip(out, 0.0, 1.0)
 
 

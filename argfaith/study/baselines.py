@@ -131,12 +131,6 @@ class ReferenceBERTScore:
         torch, path, tok, enc, budget, n_ref_chunks, r = self._ref
         cand_chunks = T._chunks(candidate, tok, budget)
         c = T._token_embeddings(cand_chunks, tok, enc, torch, self.batch_size)
-        if len(r) == 0 or len(c) == 0:
-            p = rec = f = 0.0
-        else:
-            sim = c @ r.T
-            p = float(sim.max(dim=1).values.mean())
-            rec = float(sim.max(dim=0).values.mean())
-            f = 2 * p * rec / (p + rec) if p + rec > 0 else 0.0
+        p, rec, f = T.greedy_match_prf(c, r)
         return BERTScoreResult(precision=p, recall=rec, f1=f, model=path, n_reference_tokens=int(len(r)),
                                n_candidate_tokens=int(len(c)), n_chunks=n_ref_chunks + len(cand_chunks))

@@ -131,6 +131,11 @@ def _dfs_eval(n, tau, iptr, isrc, iatt, sigma, state):  # pragma: no cover - com
     explicit stack) evaluates each argument at its post-order time, when all its predecessors
     are final. ``state``: 0 unvisited, 1 on the DFS path, 2 final.
 
+    The attacker / supporter products of :func:`_f` are accumulated *during* the scan of a row
+    (a frame keeps its partial products; the edge that caused a descent is read again on return,
+    once its source is final), so every row is read once and the products keep CSR order —
+    bit-identical to :func:`_f` — without the second pass over the row.
+
     Returns True if the whole graph was evaluated (it is acyclic); False as soon as an edge
     closes a cycle — ``state == 2`` then marks the arguments already final. A post-order over
     the incoming CSR needs no outgoing CSR, unlike Kahn's algorithm (measured: ~0.4 s less at
@@ -138,34 +143,55 @@ def _dfs_eval(n, tau, iptr, isrc, iatt, sigma, state):  # pragma: no cover - com
     """
     stack_v = np.empty(n, np.int64)
     stack_j = np.empty(n, np.int64)
+    stack_pa = np.empty(n, np.float64)
+    stack_ps = np.empty(n, np.float64)
     for r in range(n):
         if state[r] != 0:
             continue
         state[r] = 1
         stack_v[0] = r
         stack_j[0] = iptr[r]
+        stack_pa[0] = 1.0
+        stack_ps[0] = 1.0
         sp = 1
         while sp > 0:
             v = stack_v[sp - 1]
             j = stack_j[sp - 1]
+            pa = stack_pa[sp - 1]
+            ps = stack_ps[sp - 1]
             end = iptr[v + 1]
             pushed = False
             while j < end:
                 u = isrc[j]
-                j += 1
                 su = state[u]
-                if su == 0:
-                    stack_j[sp - 1] = j
-                    state[u] = 1
-                    stack_v[sp] = u
-                    stack_j[sp] = iptr[u]
-                    sp += 1
-                    pushed = True
-                    break
+                if su == 2:
+                    if iatt[j]:
+                        pa *= 1.0 - sigma[u]
+                    else:
+                        ps *= 1.0 - sigma[u]
+                    j += 1
+                    continue
                 if su == 1:
                     return False
+                stack_j[sp - 1] = j  # edge j is read again once u is final
+                stack_pa[sp - 1] = pa
+                stack_ps[sp - 1] = ps
+                state[u] = 1
+                stack_v[sp] = u
+                stack_j[sp] = iptr[u]
+                stack_pa[sp] = 1.0
+                stack_ps[sp] = 1.0
+                sp += 1
+                pushed = True
+                break
             if not pushed:
-                sigma[v] = _f(v, tau, iptr, isrc, iatt, sigma)
+                va = 1.0 - pa
+                vs = 1.0 - ps
+                v0 = tau[v]
+                if va >= vs:
+                    sigma[v] = v0 - v0 * (va - vs)
+                else:
+                    sigma[v] = v0 + (1.0 - v0) * (vs - va)
                 state[v] = 2
                 sp -= 1
     return True

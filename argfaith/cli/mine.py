@@ -141,34 +141,29 @@ def mine(
     cheap = _cheap_classifier_factory() if uses_cascade else None
     extraction = None
     summ = load_summary(summary) if summary is not None else None
-    uses_llm_units = (segmenter == "llm" or segmenter.startswith("llm:")) and (
+    from argfaith.mining.segment import make_segmenter
+
+    seg: Any = make_segmenter(segmenter, llm_kind="summary" if summ is not None else "speech")
+    uses_llm_units = hasattr(seg, "prefetch") and (
         summ is not None or units is UnitsOption.sentences or (units is UnitsOption.auto and doc.spans is None)
     )
-    if dry_run and uses_llm_units:
+    if uses_llm_units and dry_run:
         from argfaith.llm.cache import RequestCache, default_cache_path
-        from argfaith.llm.cost import DEFAULT_MODEL
         from argfaith.mining.extract import estimate_extraction_cost
         from argfaith.mining.units import segmenter_texts
 
         texts = [summ.text] if summ is not None else segmenter_texts(doc, policy)
         cache_path = default_cache_path()
         rc = RequestCache(cache_path) if cache_path.exists() else None
-        extraction = estimate_extraction_cost(
-            texts, model=segmenter[4:].strip() or DEFAULT_MODEL, kind="summary" if summ is not None else "speech", request_cache=rc
-        )
-        segmenter = "rules"  # plan pairs on sentences: nothing is sent in a dry run
-    seg: Any = segmenter
-    if uses_llm_units and not dry_run:
-        from argfaith.mining.segment import make_segmenter
-
-        seg = make_segmenter(segmenter)
+        extraction = estimate_extraction_cost(texts, model=seg.model, kind=seg.kind, request_cache=rc)
+        seg = "rules"  # plan pairs on sentences: nothing is sent in a dry run
     if summ is not None:
         plan = plan_summary(summ, doc, candidates=candidates, segmenter=seg, policy=policy, cheap_classifier=cheap, seed=seed)
     else:
         plan = plan_debate(
             doc, units=units.value, candidates=candidates, segmenter=seg, policy=policy, cheap_classifier=cheap, seed=seed
         )
-    if not isinstance(seg, str):
+    if uses_llm_units and not dry_run:
         st = seg.stats
         dropped_llm = ", ".join(f"{k.removeprefix('dropped_')} {v}" for k, v in sorted(st.items()) if k.startswith("dropped_")) or "none"
         u = seg.runner.usage.snapshot()

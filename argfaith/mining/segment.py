@@ -443,10 +443,13 @@ class FunctionSegmenter:
         return out
 
 
-def make_segmenter(spec: str | Segmenter | Callable[[str], Sequence[str]] | None = None) -> Segmenter:
+def make_segmenter(
+    spec: str | Segmenter | Callable[[str], Sequence[str]] | None = None, *, llm_kind: str = "speech"
+) -> Segmenter:
     """A segmenter from a name (``"rules"`` — the default —, ``"rules-plain"`` without markdown,
     ``"lines"``, ``"llm"`` / ``"llm:MODEL"`` for Claude's argument units, see
-    :mod:`argfaith.mining.extract`), an object with ``segment``, or a ``text -> list[str]`` function."""
+    :mod:`argfaith.mining.extract`; ``llm_kind`` is its prompt noun, ``speech`` or ``summary``),
+    an object with ``segment`` (used as given), or a ``text -> list[str]`` function."""
     if spec is None or spec == "rules":
         return RuleSegmenter()
     if spec == "rules-plain":
@@ -459,7 +462,7 @@ def make_segmenter(spec: str | Segmenter | Callable[[str], Sequence[str]] | None
         from argfaith.llm.cost import DEFAULT_MODEL
         from argfaith.mining.extract import LLMExtractor
 
-        return LLMExtractor(model=spec[4:].strip() or DEFAULT_MODEL)
+        return LLMExtractor(model=spec[4:].strip() or DEFAULT_MODEL, kind=llm_kind)
     if isinstance(spec, str):
         raise ConfigurationError(f"unknown segmenter {spec!r}; choose 'rules', 'rules-plain', 'lines' or 'llm[:MODEL]'")
     if isinstance(spec, Segmenter):

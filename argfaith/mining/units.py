@@ -410,9 +410,7 @@ def summary_units(
     display. Default policy: :data:`SUMMARY_POLICY`.
     """
     pol = policy or SUMMARY_POLICY
-    seg = make_segmenter(segmenter)
-    if getattr(seg, "kind", None) == "speech" and hasattr(seg, "prefetch"):
-        seg = replace(seg, kind="summary")  # type: ignore[type-var]  # an LLM extractor: the summary prompt noun
+    seg = make_segmenter(segmenter, llm_kind="summary")
     prefix = name or summary_name(summary)
     dropped: Counter[str] = Counter()
     out: list[ArgumentUnit] = []

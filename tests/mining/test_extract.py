@@ -179,10 +179,13 @@ def test_summary_units_use_the_summary_prompt(tmp_path, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     api = FakeAnthropicAPI(lambda body: '<|UNITS|>["Alice said uniforms reduce bullying."]<|UNITS|>')
     s = Summary(debate_id="uniforms", text="# Summary\nAlice said uniforms reduce bullying. Bob disagreed.")
-    ext = LLMExtractor(cache=None, http_client=api.http_client())
+    ext = LLMExtractor(kind="summary", cache=None, http_client=api.http_client())
     got = summary_units(s, segmenter=ext)
     assert [u.text for u in got.units] == ["Alice said uniforms reduce bullying."]
     assert "Below is a summary from" in user_text(api.message_calls()[0].body)
+    assert ext.stats["located"] == 1  # the extractor given is the one used (its stats are the run's)
+    # A segmenter named by string gets the summary prompt noun in summary_units.
+    assert make_segmenter("llm", llm_kind="summary").kind == "summary" and make_segmenter("llm").kind == "speech"
 
 
 def test_no_key_is_a_clear_error(monkeypatch, tmp_path):
@@ -243,3 +246,21 @@ def test_cli_mines_llm_units_through_the_real_sdk(debate_file, tmp_path):
         assert "0 request(s) sent, 2 cached" in r2.stderr and len(api.message_calls()) == 2
     for blob in (r.stdout, r.stderr, r2.stderr, out.read_text()):
         assert KEY not in blob
+
+
+def test_cli_summary_with_llm_units_reports_its_own_run(debate_file, tmp_path):
+    """`mine --summary --segmenter llm`: the summary prompt is sent and the printed statistics are
+    those of the extractor that ran (not of an unused copy)."""
+    summ = tmp_path / "summary.txt"
+    summ.write_text("Alice said uniforms reduce bullying. Bob objected to the cost.", encoding="utf-8")
+    api = FakeAnthropicAPI(lambda body: '<|UNITS|>["Alice said uniforms reduce bullying."]<|UNITS|>')
+    out = tmp_path / "qs.json"
+    with api.serve() as url:
+        r = run([str(debate_file), "--summary", str(summ), "--segmenter", "llm", "--classifier", "offline",
+                 "--out", str(out), "-q"], tmp_path, base_url=url)
+    assert r.returncode == 0, r.stderr
+    assert "1 units located; dropped: none" in r.stderr and "1 request(s) sent" in r.stderr
+    (call,) = api.message_calls()
+    assert "Below is a summary from" in user_text(call.body)
+    speech = [a["text"] for a in json.loads(out.read_text())["arguments"] if a["kind"] == "speech"]
+    assert speech == ["Alice said uniforms reduce bullying."]

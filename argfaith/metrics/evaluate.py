@@ -334,7 +334,7 @@ def _coverage(
         scores = {a: float(src.strengths[a]) for a in speech}
     else:
         scores = salience_scores(src.qbaf, salience, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
-    top = salient_arguments(src.qbaf, k=min(k, len(speech)), salience=salience, scores=scores)  # type: ignore[arg-type]
+    top = salient_arguments(src.qbaf, k=k, salience=salience, scores=scores)  # type: ignore[arg-type]
     aligned = alignment.source_ids
     return top, frozenset(a for a in top if a in aligned)
 

@@ -123,7 +123,8 @@ def to_queries(
 
     ``contexts`` maps a speech unit's ``document`` (intervention id) to the full speech text; when
     given, speech units also carry their speech, speaker and speech position (optional
-    :class:`PairQuery` context fields that context-aware classifiers use).
+    :class:`PairQuery` context fields that context-aware classifiers use). ``genre`` is
+    ``"summary"`` for a summary's sentences, ``"debate"`` otherwise.
     """
     def ctx(u: ArgumentUnit) -> tuple[str | None, str | None, int | None]:
         if not contexts or u.kind != "speech" or u.document not in contexts:
@@ -147,6 +148,7 @@ def to_queries(
             target_speaker=ts,
             source_position=sp,
             target_position=tp,
+            genre="summary" if s.origin == "summary" else "debate",
         ))
     return out
 

@@ -77,9 +77,17 @@ def main() -> None:
     ap.add_argument("--debates", type=int, default=40)
     ap.add_argument("--per-debate", type=int, default=8)
     ap.add_argument("--chunk", type=int, default=80)
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--batch", type=int, default=1, help="batch number: 2 draws new debates and numbers items after batch 1")
     a = ap.parse_args()
-    rng = random.Random(SEED)
-    folders = [p for p in list_ep_debates(a.data / "ep_debates") if p.name not in PAPER_DEBATES]
+    rng = random.Random(a.seed)
+    first_item, first_packet, skip_debates = 1, 1, set()
+    if a.batch > 1:  # later batches never reuse a debate or an item/packet number of earlier ones
+        prev = [json.loads(x) for x in open(a.out / "contrast_items.jsonl", encoding="utf-8")]
+        first_item = len(prev) + 1
+        first_packet = len(list(a.out.glob("con-w-*.md"))) + 1
+        skip_debates = {x["debate_id"] for x in prev}
+    folders = [p for p in list_ep_debates(a.data / "ep_debates") if p.name not in PAPER_DEBATES and p.name not in skip_debates]
     rng.shuffle(folders)
     items: list[dict] = []
     used = 0
@@ -122,16 +130,16 @@ def main() -> None:
             if cos(nprop + si, best) < 0.12:
                 continue
             tgt = plan.proposals[best] if best < nprop else plan.speech[best - nprop]
-            items.append({"item": f"c-{len(items) + 1:04d}", "debate_id": deb.id, "topic": plan.topic,
+            items.append({"item": f"c-{first_item + len(items):04d}", "debate_id": deb.id, "topic": plan.topic,
                           "source_id": s.id, "source": s.text, "target_id": tgt.id, "target": tgt.text,
                           "target_kind": tgt.kind})
             got += 1
     a.out.mkdir(parents=True, exist_ok=True)
-    with open(a.out / "contrast_items.jsonl", "w", encoding="utf-8") as f:
+    with open(a.out / "contrast_items.jsonl", "a" if a.batch > 1 else "w", encoding="utf-8") as f:
         for it in items:
             f.write(json.dumps(it, ensure_ascii=False) + "\n")
     for c in range(0, len(items), a.chunk):
-        packet = f"con-w-{c // a.chunk + 1:02d}"
+        packet = f"con-w-{first_packet + c // a.chunk:02d}"
         lines = [WRITER_HEADER.format(packet=packet)]
         for it in items[c : c + a.chunk]:
             kind = "provision of the resolution" if it["target_kind"] == "proposal" else "earlier sentence of the debate"

@@ -35,6 +35,9 @@ class PairQuery:
     target_speaker: str | None = None
     source_position: int | None = None
     target_position: int | None = None
+    #: ``"debate"`` (speech arguments of a transcript) or ``"summary"`` (sentences of a summary);
+    #: ``None`` when unknown. Summaries report speech ("Critics argued that ..."), a genre of its own.
+    genre: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

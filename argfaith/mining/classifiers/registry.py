@@ -4,6 +4,7 @@ Spec grammar: ``NAME[:ARG][?key=value&key=value]``.
 
 =====================  ===============================================================
 ``offline``            the default light classifier (numpy, shipped weights; ``?prior=all-pairs``)
+``stance``             fine-tuned MiniLM cross-encoder (onnxruntime; ``?prior=all-pairs&model=DIR&threads=N``)
 ``embedding``          MiniLM embeddings + features (extra ``embeddings``; ``?prior=...``)
 ``majority``           one label for all pairs (``?label=support``; default no relation)
 ``lexical``            TF-IDF overlap + polarity cues (``?threshold=0.15``)
@@ -81,6 +82,17 @@ def _embedding(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     return EmbeddingRelationClassifier(prior=opts.get("prior") or None, decision=opts.get("decision") or None)
 
 
+def _stance(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
+    from argfaith.mining.classifiers.stance import StanceRelationClassifier
+
+    _no_options("stance", {k: v for k, v in opts.items() if k not in ("prior", "decision", "model", "threads")})
+    threads = opts.get("threads")
+    if threads is not None and (not threads.isdigit() or int(threads) < 1):
+        raise ConfigurationError(f"stance: threads must be a positive integer, got {threads!r}")
+    return StanceRelationClassifier(opts.get("model") or None, prior=opts.get("prior") or None,
+                                    decision=opts.get("decision") or None, threads=int(threads) if threads else None)
+
+
 def _majority(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     from argfaith.datasets.labels import NO_RELATION, normalise_label
     from argfaith.mining.classifiers.baselines import MajorityClassifier
@@ -124,6 +136,7 @@ def _recorded(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
 
 _FACTORIES: dict[str, Callable[[str | None, dict[str, str]], RelationClassifier]] = {
     "offline": _offline,
+    "stance": _stance,
     "embedding": _embedding,
     "majority": _majority,
     "lexical": _lexical,

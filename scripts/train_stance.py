@@ -58,6 +58,10 @@ def load_examples(data: Path, corpus: Path | None = None) -> list[dict]:
         rows.append({"id": cp.pair_id, "texts": pair_texts(cp.query), "label": cp.label, "group": cp.debate_id,
                      "part": cp.part, "genre": genre_of(cp.query), "eval_only": cp.eval_only})
     ctx = DebateContexts(data / "ep_debates")
+    for p in load_relation_pairs(data / "ep_relations_silver" / "dev.jsonl"):  # evaluation only
+        q = pair_query(p, ctx)
+        rows.append({"id": p.pair_id, "texts": pair_texts(q), "label": p.label, "group": p.corpus or "?",
+                     "part": "silver-dev", "genre": "debate", "eval_only": True})
     for p in load_relation_pairs(ROOT / "data" / "ep_pairs_llm" / "pairs.jsonl"):
         q = pair_query(p, ctx)
         rows.append({"id": p.pair_id, "texts": pair_texts(q), "label": p.label, "group": p.corpus or "?",
@@ -248,15 +252,21 @@ def main() -> None:
         folds = group_folds(sub, args.cv, args.seed)
         only = {int(x) for x in args.folds.split(",") if x.strip()} if args.folds else set(range(args.cv))
         logits = np.full((len(sub), 3), np.nan, dtype=np.float32)
+        evals = [i for i, r in enumerate(rows) if r["eval_only"]]
+        eval_logits = np.zeros((len(evals), 3), dtype=np.float32)
         for f in sorted(only):
             tr = [trainable[k] for k in range(len(sub)) if folds[k] != f]
             te_k = [k for k in range(len(sub)) if folds[k] == f]
             model = train_model(rows, encs, tr, args, log=f"[fold {f}] ")
             logits[te_k] = predict(model, encs, [trainable[k] for k in te_k])
+            eval_logits += predict(model, encs, evals) / len(only)  # the paper's debates: never trained on
             print(f"[fold {f}] done: {len(te_k)} held-out pairs", flush=True)
             if args.cv_out:
                 args.cv_out.parent.mkdir(parents=True, exist_ok=True)
                 np.savez_compressed(args.cv_out, ids=np.array([r["id"] for r in sub]), logits=logits,
+                                    eval_ids=np.array([rows[i]["id"] for i in evals]), eval_logits=eval_logits,
+                                    eval_labels=np.array([rows[i]["label"] for i in evals]),
+                                    eval_parts=np.array([rows[i]["part"] for i in evals]),
                                     folds=np.array(folds), labels=np.array([r["label"] for r in sub]),
                                     parts=np.array([r["part"] for r in sub]), groups=np.array([r["group"] for r in sub]))
     if args.export:

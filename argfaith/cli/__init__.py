@@ -13,6 +13,7 @@ from argfaith.cli import (  # noqa: E402,F401
     mine,  # mine
     summarize,  # summarize
     study,  # study (case study over a corpus)
+    selftest,  # selftest (distortions, controls)
     engine,  # strengths
     extensions,  # extensions
     bench,  # bench relations | kpa

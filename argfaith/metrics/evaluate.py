@@ -46,6 +46,7 @@ from argfaith.metrics.report import (
     TextBaselines,
     short_name,
 )
+from argfaith.metrics.degeneracy import degeneracy_warnings
 from argfaith.metrics.coverage import SALIENCE_MEASURES, salience_scores, salient_arguments
 from argfaith.metrics.supplementary import pro_con_consistency, supplementary_precision, supplementary_recall
 from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
@@ -281,6 +282,7 @@ def _compare(
         )
         explanations = [_explanation_report(e) for e in exps]
     warnings = [w for w in (_convergence_warning("source", src), _convergence_warning("summary", summ)) if w]
+    warnings += degeneracy_warnings(src, summ, tolerance=tolerance)
     if not match.exact:
         warnings.append(
             f"proposal sets differ; evaluated on the {len(ps)} shared proposal(s); missing in summary: "

@@ -97,7 +97,7 @@ def gather(work: Path) -> tuple[dict[str, dict], dict[str, dict[str, dict]], lis
     problems: list[str] = []
     ann: dict[str, dict[str, dict]] = defaultdict(dict)
     for packet, meta in maps.items():
-        if meta.get("part") not in ("exhaustive", "summary"):
+        if meta.get("part") not in ("exhaustive", "summary", "targeted"):
             continue
         for who in ("A", "B"):
             got = read_answer(work / "out" / who / f"{packet}.json", meta, problems)

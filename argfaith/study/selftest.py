@@ -1,0 +1,548 @@
+"""``argfaith selftest``: can this evaluator be trusted on this corpus?
+
+For every summary of a corpus (debates + summaries, the layout of ``argfaith study``) the
+self-test
+
+1. mines the debate's QBAF Q (shared with ``study``: same cache folder and key) and the
+   summary's QBAF Q*;
+2. distorts the summary about a few provisions (:mod:`argfaith.mining.distort`: ``omit``,
+   ``fabricate_support``, ``fabricate_attack``, ``invert``; offline rules, or a written set of
+   distortions), mines each distorted summary and records whether the metrics moved the expected
+   way — σ*(p) of the targeted provision p, and the summary's π_bc, π_εa and π_dpc, which a
+   distortion should not improve;
+3. evaluates two controls per debate: the **empty summary** (no speech arguments) and a
+   **wrong-debate summary** (a summary of another debate, mined against this debate's
+   provisions); a real summary should beat both on π_bc and π_εa.
+
+Outcomes are counted, never tuned: ``detected`` (moved the expected way by more than 1e-9),
+``unchanged`` and ``wrong`` (moved the other way). ``invert`` expects σ* to move towards the other
+side of 0.5 from where it was; when σ* was exactly 0.5 the expected direction is unknown for
+rule-based inversions (counted as ``unknown`` unless the written manifest gives it).
+
+Resumable: every finished summary writes ``OUT/selftest/items/<debate>/<variant>.json`` with a key
+of everything it depends on; a rerun skips finished items. Pair labels are cached by text
+(``OUT/selftest/cache/<classifier tag>/<debate>.jsonl``), so a distorted summary only classifies
+the pairs its edits created, and an interrupted run re-pays nothing it finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from argfaith.datasets.labels import NO_RELATION
+from argfaith.errors import ConfigurationError, DataFormatError
+from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, RelationClassifier, Usage
+from argfaith.mining.distort import EXPECTED, KINDS, Distortion, SummaryEdit, apply_edits, rule_distortions, sentences_about
+from argfaith.study.config import StudyConfig, digest_json
+from argfaith.study.corpus import SummaryFile, debate_digest, discover_study
+from argfaith.study.fingerprint import FingerprintedClassifier, classifier_fingerprint, fingerprint_tag
+from argfaith.study.store import atomic_write_json, atomic_write_text, read_json_file
+
+__all__ = [
+    "SelftestConfig",
+    "CachedPairClassifier",
+    "sigma_outcome",
+    "metric_outcome",
+    "control_outcome",
+    "choose_provisions",
+    "load_written_distortions",
+    "run_selftest",
+    "aggregate_selftest",
+    "render_selftest_markdown",
+    "SUMMARY_METRICS",
+]
+
+SELFTEST_FORMAT_VERSION = 1
+#: Summary-level metrics the self-test tracks (report keys of :class:`PairwiseReport`).
+SUMMARY_METRICS = {"pi_bc": "balance_consistency", "pi_ea": "epsilon_accuracy", "pi_dpc": "d_preferability_consistency"}
+EPS = 1e-9
+
+Emit = Callable[[tuple[Any, ...]], None]
+
+
+# ---------------------------------------------------------------------------- outcomes (pure)
+def sigma_outcome(expected: str, before: float, after: float, *, base: float = 0.5, eps: float = EPS) -> str:
+    """Did σ*(p) move the ``expected`` way (``up``, ``down``, ``toward_base``, ``cross``)?
+
+    Returns ``detected``, ``unchanged``, ``wrong`` or (``cross`` from exactly the base score, where
+    the right direction is unknown) ``unknown``.
+    """
+    d = after - before
+    if abs(d) <= eps:
+        return "unchanged"
+    if expected == "up":
+        return "detected" if d > 0 else "wrong"
+    if expected == "down":
+        return "detected" if d < 0 else "wrong"
+    if expected == "toward_base":
+        return "detected" if abs(after - base) < abs(before - base) - eps else "wrong"
+    if expected == "cross":
+        if before > base + eps:
+            return "detected" if d < 0 else "wrong"
+        if before < base - eps:
+            return "detected" if d > 0 else "wrong"
+        return "unknown"
+    raise ConfigurationError(f"unknown expected direction {expected!r}")
+
+
+def metric_outcome(before: float | None, after: float | None, *, eps: float = EPS) -> str:
+    """A distortion should make a summary-level metric worse: ``detected`` when it decreased."""
+    if before is None or after is None:
+        return "undefined"
+    if after < before - eps:
+        return "detected"
+    if after > before + eps:
+        return "wrong"
+    return "unchanged"
+
+
+def control_outcome(real: float | None, control: float | None, *, eps: float = EPS) -> str:
+    """``win`` when the real summary scores higher than the control, ``tie``, or ``loss``."""
+    if real is None or control is None:
+        return "undefined"
+    if real > control + eps:
+        return "win"
+    if real < control - eps:
+        return "loss"
+    return "tie"
+
+
+# ---------------------------------------------------------------------------- label cache
+def _pair_key(q: PairQuery) -> str:
+    same = q.source_position is not None and q.source_position == q.target_position
+    blob = json.dumps([q.source, q.target, q.topic, q.target_kind, q.genre, same], ensure_ascii=False)
+    return hashlib.sha1(blob.encode("utf-8")).hexdigest()[:20]
+
+
+class CachedPairClassifier:
+    """Answers a query whose texts were already classified from a cache (optionally a JSONL file
+    that survives interruptions); sends only new pairs to ``inner``. The inner classifier must
+    already be configured as mining runs it (its prior is not changed again)."""
+
+    def __init__(self, inner: RelationClassifier, path: Path | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.fingerprint = getattr(inner, "fingerprint", None)
+        self.prior_explicit = True  # never re-wrapped by mining_classifier
+        self.path = path
+        self.cache: dict[str, Prediction] = {}
+        self.hits = 0
+        self.misses = 0
+        if path is not None and path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    r = json.loads(line)
+                    self.cache[r["k"]] = Prediction(r["label"], r.get("c"))
+                except (ValueError, KeyError):
+                    continue  # a torn last line from an interrupted run
+
+    def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
+        keys = [_pair_key(q) for q in pairs]
+        todo = [i for i, k in enumerate(keys) if k not in self.cache]
+        self.hits += len(pairs) - len(todo)
+        self.misses += len(todo)
+        if todo:
+            preds = self.inner.classify([pairs[i] for i in todo], progress=progress)
+            lines = []
+            for i, p in zip(todo, preds, strict=True):
+                self.cache[keys[i]] = Prediction(p.label, p.confidence)
+                lines.append(json.dumps({"k": keys[i], "label": p.label, "c": p.confidence}))
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.path, "a", encoding="utf-8") as f:
+                    f.write("\n".join(lines) + "\n")
+                    f.flush()
+        elif progress is not None:
+            progress(len(pairs), len(pairs))
+        return [self.cache[k] for k in keys]
+
+    @property
+    def usage(self) -> Usage:
+        return self.inner.usage
+
+
+# ---------------------------------------------------------------------------- configuration
+@dataclass(frozen=True)
+class SelftestConfig:
+    """What a self-test run depends on.
+
+    ``provisions``: per summary, the number of provisions it discusses (most sentences about
+    them first) that are distorted, plus ``undiscussed`` provisions it does not discuss (seeded
+    random choice; fabrications only apply there). ``distortions``: ``rules`` (offline) or
+    ``written:DIR`` (a manifest of written distortions, e.g. ``data/distortions``).
+    """
+
+    debates: Path
+    summaries: Path
+    out: Path
+    classifier: str = "offline"
+    distortions: str = "rules"
+    kinds: tuple[str, ...] = KINDS
+    provisions: int = 2
+    undiscussed: int = 1
+    tau: float = 0.2
+    epsilon: float = 0.1
+    tolerance: float = 1e-9
+    controls: bool = True
+    only: tuple[str, ...] = ()
+    seed: int = 0
+    chunk_size: int = 2000
+
+    def __post_init__(self) -> None:
+        for k in self.kinds:
+            if k not in KINDS:
+                raise ConfigurationError(f"--kinds: unknown distortion kind {k!r}; one of {', '.join(KINDS)}")
+        if self.provisions < 0 or self.undiscussed < 0:
+            raise ConfigurationError("--provisions and --undiscussed must be >= 0")
+        if not 0.0 <= self.tau <= 1.0:
+            raise ConfigurationError(f"--tau must be in [0, 1], got {self.tau}")
+        if not (0.0 < self.epsilon <= 1.0):
+            raise ConfigurationError(f"--epsilon must be in (0, 1], got {self.epsilon}")
+        if not (self.distortions == "rules" or self.distortions.startswith("written:")):
+            raise ConfigurationError(f"--distortions must be 'rules' or 'written:DIR', got {self.distortions!r}")
+
+    def key(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if k not in ("debates", "summaries", "out", "only", "classifier", "chunk_size")}
+        d["kinds"] = list(self.kinds)
+        d["v"] = SELFTEST_FORMAT_VERSION
+        if self.distortions.startswith("written:"):
+            man = Path(self.distortions.split(":", 1)[1]) / "manifest.jsonl"
+            d["written_digest"] = hashlib.sha256(man.read_bytes()).hexdigest()[:16] if man.exists() else None
+        return d
+
+
+def choose_provisions(about: dict[str, list[int]], n_discussed: int, n_undiscussed: int, seed: str) -> tuple[list[str], list[str]]:
+    """(discussed, undiscussed) provisions to distort: the ``n_discussed`` with most sentences
+    about them (ties: resolution order), and ``n_undiscussed`` drawn (seeded) among the others."""
+    order = list(about)
+    disc = sorted((p for p in order if about[p]), key=lambda p: (-len(about[p]), order.index(p)))[:n_discussed]
+    rest = [p for p in order if not about[p]]
+    rng = random.Random(seed)
+    und = rng.sample(rest, min(n_undiscussed, len(rest)))
+    return disc, und
+
+
+def load_written_distortions(folder: Path) -> dict[str, list[Distortion]]:
+    """``manifest.jsonl`` of a written distortion set → distortions per summary file name.
+
+    Each line: ``{"summary_file", "kind", "provision", "edits": [{"op", "sentence", "text"}],
+    "expected"?}`` (sentence numbers are 1-based over the summary's kept sentences).
+    """
+    man = folder / "manifest.jsonl"
+    if not man.is_file():
+        raise DataFormatError(f"{man}: no manifest of written distortions")
+    out: dict[str, list[Distortion]] = defaultdict(list)
+    for n, line in enumerate(man.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            edits = tuple(SummaryEdit(e["op"], int(e["sentence"]), e.get("text")) for e in r["edits"])
+            d = Distortion(r["kind"], r["provision"], edits, "written", expected=r.get("expected") or EXPECTED[r["kind"]],
+                           notes=tuple(filter(None, [r.get("note")])))
+        except (ValueError, KeyError, TypeError, ConfigurationError) as e:
+            raise DataFormatError(f"{man}:{n}: {e}") from None
+        out[Path(r["summary_file"]).name].append(d)
+    return dict(out)
+
+
+# ---------------------------------------------------------------------------- running
+def _noop(_e: tuple[Any, ...]) -> None:
+    return None
+
+
+def _pairwise(report: Any) -> dict[str, Any]:
+    pw = report.pairwise
+    return {k: getattr(pw, attr) for k, attr in SUMMARY_METRICS.items()}
+
+
+def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int) -> Any:
+    from argfaith.mining.pipeline import plan_summary, run_plan
+
+    plan = plan_summary(summary, debate, name=name)
+    return run_plan(plan, clf, chunk_size=chunk).qbaf
+
+
+def _source_qbaf(debate: Any, folder: Path, cfg: SelftestConfig, clf: Any, fp: str, tag: str, emit: Emit) -> Any:
+    """The debate's QBAF from the study cache (same folder and key as ``argfaith study``), mined
+    (with a resumable checkpoint) when absent."""
+    from argfaith.mining.pipeline import plan_debate, run_fingerprint, run_plan
+    from argfaith.qbaf import QBAFError, load_qbaf, save_qbaf
+
+    scfg = StudyConfig(debates=cfg.debates, summaries=cfg.summaries, out=cfg.out, classifier=cfg.classifier)
+    key = scfg.source_key(fp, debate_digest(folder))
+    mined = cfg.out / "mined" / tag / debate.id
+    qpath, ckpt = mined / "source.json", mined / "source.pairs.jsonl"
+    if qpath.exists():
+        try:
+            q = load_qbaf(qpath)
+            if q.info.get("study_key") == key:
+                return q
+        except QBAFError:
+            pass
+    emit(("phase", debate.id, "mining the source"))
+    plan = plan_debate(debate, units=scfg.units)  # type: ignore[arg-type]
+    restart = False
+    if ckpt.exists():
+        head = ckpt.read_text(encoding="utf-8").split("\n", 1)[0]
+        try:
+            restart = json.loads(head).get("fingerprint") != run_fingerprint(plan, clf)
+        except ValueError:
+            restart = True
+
+    def progress(done: int, total: int) -> None:
+        emit(("pairs", debate.id, "source", done, total))
+
+    res = run_plan(plan, clf, tau=cfg.tau, checkpoint=ckpt, restart=restart, progress=progress, chunk_size=cfg.chunk_size,
+                   info={"study_key": key, "classifier_spec": cfg.classifier, "classifier_fingerprint": fp})
+    save_qbaf(res.qbaf, qpath)
+    return res.qbaf
+
+
+def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: Any, written: dict[str, list[Distortion]] | None) -> tuple[list[Distortion], dict[str, list[int]]]:
+    from argfaith.mining.units import proposal_units, summary_units
+
+    units = list(summary_units(summ).units)
+    about = sentences_about(units, proposal_units(debate))
+    if written is not None:
+        return [d for d in written.get(Path(sf.path).name, []) if d.kind in cfg.kinds], about
+    disc, und = choose_provisions(about, cfg.provisions, cfg.undiscussed, f"{cfg.seed}:{sf.item_id}")
+    out = rule_distortions(summ, debate, disc, kinds=cfg.kinds)
+    fab = [k for k in cfg.kinds if k.startswith("fabricate")]
+    if und and fab:
+        out += rule_distortions(summ, debate, und, kinds=fab)
+    return out, about
+
+
+def _wrong_partner(items: Sequence[Any], i: int) -> tuple[Any, SummaryFile] | None:
+    """The wrong-debate control of debate ``i``: the next debate's summary (same variant when it
+    has one), in sorted order, wrapping around."""
+    n = len(items)
+    mine = {s.variant for s in items[i].summaries if not s.missing_text and s.error is None}
+    for step in range(1, n):
+        other = items[(i + step) % n]
+        ok = [s for s in other.summaries if not s.missing_text and s.error is None]
+        if ok:
+            same = [s for s in ok if s.variant in mine]
+            return other, (same or ok)[0]
+    return None
+
+
+def run_selftest(
+    cfg: SelftestConfig,
+    classifier: RelationClassifier,
+    *,
+    emit: Emit = _noop,
+) -> dict[str, Any]:
+    """Run (or resume) the self-test; returns the aggregate (also written to ``OUT/selftest``)."""
+    from argfaith.datasets.documents import load_debate, load_summary
+    from argfaith.metrics.evaluate import evaluate_many
+    from argfaith.mining.classifiers.prior import mining_classifier
+    from argfaith.qbaf import QBAF
+
+    t0 = time.perf_counter()
+    corpus = discover_study(cfg.debates, cfg.summaries, only=cfg.only or None)
+    written = load_written_distortions(Path(cfg.distortions.split(":", 1)[1])) if cfg.distortions.startswith("written:") else None
+    inner = mining_classifier(classifier)
+    fp = classifier_fingerprint(inner)
+    clf_fp = FingerprintedClassifier(inner, fp)
+    tag = fingerprint_tag(inner.name, fp)
+    root = cfg.out / "selftest"
+    cfg_key = cfg.key()
+    items = list(corpus.debates)
+    todo_total = sum(1 for it in items for s in it.summaries if not s.missing_text and s.error is None)
+    emit(("start", todo_total))
+    done = 0
+    for i, item in enumerate(items):
+        ok = [s for s in item.summaries if not s.missing_text and s.error is None]
+        if not ok:
+            continue
+        ddig = debate_digest(item.path)
+        pending = []
+        for sf in ok:
+            key = digest_json({"cfg": cfg_key, "clf": fp, "debate": ddig, "summary": sf.digest})
+            got = read_json_file(root / "items" / item.debate_id / f"{sf.variant}.json") or {}
+            if got.get("key") == key:
+                done += 1
+                emit(("item", item.debate_id, sf.variant, "reused", done))
+            else:
+                pending.append((sf, key))
+        partner = _wrong_partner(items, i) if cfg.controls else None
+        ckey = digest_json({"cfg": cfg_key, "clf": fp, "debate": ddig,
+                            "partner": [partner[1].digest] if partner else None})
+        ctrl_path = root / "controls" / f"{item.debate_id}.json"
+        need_ctrl = cfg.controls and (read_json_file(ctrl_path) or {}).get("key") != ckey
+        if not pending and not need_ctrl:
+            continue
+        debate = load_debate(item.path)
+        q = _source_qbaf(debate, item.path, cfg, clf_fp, fp, tag, emit)
+        cached = CachedPairClassifier(clf_fp, root / "cache" / tag / f"{item.debate_id}.jsonl")
+        for sf, key in pending:
+            emit(("phase", item.debate_id, f"{sf.variant}: mining and distorting"))
+            ts = time.perf_counter()
+            summ = load_summary(sf.path)
+            dists, about = _distortions_for(cfg, sf, summ, debate, written)
+            qs0 = _mine_summary(summ, debate, cached, f"{item.debate_id}-{sf.variant}", cfg.chunk_size)
+            qds: list[QBAF] = []
+            applied: list[Distortion] = []
+            notes: list[str] = []
+            for d in dists:
+                try:
+                    sd = apply_edits(summ, d.edits)
+                except ConfigurationError as e:
+                    notes.append(f"{d.name}: {e}")
+                    continue
+                qds.append(_mine_summary(sd, debate, cached, f"{item.debate_id}-{sf.variant}-{d.name}", cfg.chunk_size))
+                applied.append(d)
+            suite = evaluate_many(q, [qs0, *qds], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance,
+                                  explain=False, include_qbafs=False, coverage_k=None)
+            rep0, reps = suite.reports[0], suite.reports[1:]
+            rows = []
+            for d, r in zip(applied, reps, strict=True):
+                s0 = rep0.summary.strengths.get(d.provision)
+                s1 = r.summary.strengths.get(d.provision)
+                row: dict[str, Any] = {
+                    "distortion": d.name, "kind": d.kind, "provision": d.provision, "method": d.method,
+                    "expected": d.expected, "edits": [asdict(e) for e in d.edits], "about": list(d.about),
+                    "sigma_source": rep0.source.strengths.get(d.provision), "sigma_before": s0, "sigma_after": s1,
+                    "sigma": sigma_outcome(d.expected, s0, s1) if s0 is not None and s1 is not None else "undefined",
+                    "edges_before": len(qs0.attacks) + len(qs0.supports),
+                }
+                before, after = _pairwise(rep0), _pairwise(r)
+                for m in SUMMARY_METRICS:
+                    row[m] = {"before": before[m], "after": after[m], "outcome": metric_outcome(before[m], after[m])}
+                rows.append(row)
+            record = {
+                "argfaith_selftest_item": SELFTEST_FORMAT_VERSION, "key": key, "debate": item.debate_id, "variant": sf.variant,
+                "summary_file": str(sf.path), "metrics": _pairwise(rep0), "warnings": list(rep0.warnings),
+                "n_sentences": len(qs0.speech_arguments), "n_edges": len(qs0.attacks) + len(qs0.supports),
+                "discussed": {p: v for p, v in about.items() if v}, "distortions": rows, "notes": notes,
+                "seconds": round(time.perf_counter() - ts, 2), "cache": {"hits": cached.hits, "misses": cached.misses},
+            }
+            atomic_write_json(root / "items" / item.debate_id / f"{sf.variant}.json", record)
+            done += 1
+            emit(("item", item.debate_id, sf.variant, "ok", done))
+        if need_ctrl:
+            emit(("phase", item.debate_id, "controls"))
+            empty = _empty_summary_qbaf(q, item.debate_id)
+            ctrl: dict[str, Any] = {"key": ckey, "debate": item.debate_id}
+            rep_e = evaluate_many(q, [empty], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
+                                  include_qbafs=False, coverage_k=None).reports[0]
+            ctrl["empty"] = _pairwise(rep_e)
+            if partner is not None:
+                other, osf = partner
+                wrong = replace(load_summary(osf.path), debate_id=item.debate_id)
+                qw = _mine_summary(wrong, debate, cached, f"{item.debate_id}-wrong-{other.debate_id}-{osf.variant}", cfg.chunk_size)
+                rep_w = evaluate_many(q, [qw], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
+                                      include_qbafs=False, coverage_k=None).reports[0]
+                ctrl["wrong_debate"] = {**_pairwise(rep_w), "summary_file": str(osf.path), "from_debate": other.debate_id}
+            atomic_write_json(ctrl_path, ctrl)
+    agg = aggregate_selftest(cfg.out, classifier=inner.name, fingerprint=fp, config=cfg)
+    agg["seconds"] = round(time.perf_counter() - t0, 1)
+    atomic_write_json(root / "selftest.json", agg)
+    atomic_write_text(root / "selftest.md", render_selftest_markdown(agg))
+    return agg
+
+
+def _empty_summary_qbaf(q: Any, debate_id: str) -> Any:
+    from argfaith.qbaf import qbaf_from_dict, qbaf_to_dict
+
+    d = qbaf_to_dict(q)
+    props = set(q.proposals)
+    d["arguments"] = [a for a in d["arguments"] if a["id"] in props]
+    d["attacks"], d["supports"] = [], []
+    d["name"] = f"{debate_id}-empty"
+    d.pop("info", None)
+    d.pop("metadata", None)
+    return qbaf_from_dict(d)
+
+
+# ---------------------------------------------------------------------------- aggregation
+def _rate(c: Counter[str], good: str) -> float | None:
+    n = sum(v for k, v in c.items() if k not in ("undefined", "unknown"))
+    return round(c[good] / n, 4) if n else None
+
+
+def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = "", config: SelftestConfig | None = None) -> dict[str, Any]:
+    """Read every item and control file below ``OUT/selftest`` and count outcomes per distortion
+    kind × metric, the controls' win rates, and the warnings fired."""
+    root = out / "selftest"
+    per_kind: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
+    real: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    warnings: Counter[str] = Counter()
+    n_items = 0
+    for f in sorted((root / "items").glob("*/*.json")):
+        r = read_json_file(f) or {}
+        if "distortions" not in r:
+            continue
+        n_items += 1
+        real[r["debate"]].append(r["metrics"])
+        for w in r.get("warnings", []):
+            warnings[w.split(":")[0]] += 1
+        for d in r["distortions"]:
+            per_kind[d["kind"]]["sigma"][d["sigma"]] += 1
+            per_kind["all"]["sigma"][d["sigma"]] += 1
+            for m in SUMMARY_METRICS:
+                per_kind[d["kind"]][m][d[m]["outcome"]] += 1
+                per_kind["all"][m][d[m]["outcome"]] += 1
+    kinds: dict[str, Any] = {}
+    for k in (*KINDS, "all"):
+        if k not in per_kind:
+            continue
+        kinds[k] = {m: {"counts": dict(c), "detected": _rate(c, "detected"), "n": sum(c.values())} for m, c in per_kind[k].items()}
+    stance = Counter()
+    for k in ("invert", "fabricate_attack"):
+        stance.update(per_kind.get(k, {}).get("sigma", Counter()))
+    controls: dict[str, dict[str, Counter[str]]] = {"empty": defaultdict(Counter), "wrong_debate": defaultdict(Counter)}
+    for f in sorted((root / "controls").glob("*.json")):
+        c = read_json_file(f) or {}
+        for metrics in real.get(c.get("debate", ""), []):
+            for ctl in ("empty", "wrong_debate"):
+                if ctl in c:
+                    for m in SUMMARY_METRICS:
+                        controls[ctl][m][control_outcome(metrics.get(m), c[ctl].get(m))] += 1
+    ctl_out = {ctl: {m: {"counts": dict(cnt), "win_rate": _rate(cnt, "win")} for m, cnt in ms.items()} for ctl, ms in controls.items()}
+    return {
+        "argfaith_selftest": SELFTEST_FORMAT_VERSION,
+        "classifier": classifier,
+        "classifier_fingerprint": fingerprint,
+        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()} if config else None,
+        "summaries": n_items,
+        "kinds": kinds,
+        "stance_sigma_detected": _rate(stance, "detected"),
+        "controls": ctl_out,
+        "warnings": dict(warnings),
+    }
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.0f}%"
+
+
+def render_selftest_markdown(agg: dict[str, Any]) -> str:
+    """The self-test tables as Markdown (also printed by the CLI)."""
+    lines = [f"# Evaluator self-test — {agg.get('classifier', '')} ({str(agg.get('classifier_fingerprint', ''))[:10]})", "",
+             f"{agg['summaries']} summaries. A distortion is *detected* by a metric when it moved the expected way "
+             "(σ*(p): towards the base score for omit, up / down for fabricated support / opposition, towards the other "
+             "side for invert; π_bc, π_εa, π_dpc of the summary: down).", "",
+             "| distortion | n | σ*(p) | π_bc | π_εa | π_dpc |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for k, v in agg["kinds"].items():
+        s = v.get("sigma", {})
+        lines.append(f"| {k} | {s.get('n', 0)} | {_fmt(s.get('detected'))} | " + " | ".join(_fmt(v.get(m, {}).get("detected")) for m in SUMMARY_METRICS) + " |")
+    lines += ["", f"Stance distortions (invert, fabricate_attack) detected by σ*(p): {_fmt(agg.get('stance_sigma_detected'))}", "",
+              "| control: the real summary beats … | π_bc | π_εa | π_dpc |", "| --- | ---: | ---: | ---: |"]
+    for ctl, name in (("empty", "the empty summary"), ("wrong_debate", "a summary of another debate")):
+        ms = agg["controls"].get(ctl, {})
+        lines.append(f"| {name} | " + " | ".join(_fmt(ms.get(m, {}).get("win_rate")) for m in SUMMARY_METRICS) + " |")
+    if agg.get("warnings"):
+        lines += ["", "Degeneracy warnings fired on the real summaries:", ""]
+        lines += [f"- {w} ({n}×)" for w, n in sorted(agg["warnings"].items(), key=lambda x: -x[1])]
+    return "\n".join(lines) + "\n"

@@ -54,7 +54,7 @@ def load_examples(data: Path, corpus: Path | None = None) -> list[dict]:
     from argfaith.datasets import load_relation_pairs
 
     rows = []
-    for cp in load_ep_relation_corpus(corpus or ROOT / "data" / "ep_relations_llm" / "pairs.jsonl", data):
+    for cp in load_ep_relation_corpus(corpus or ROOT / "data" / "ep_relations_llm" / "pairs.jsonl.gz", data):
         rows.append({"id": cp.pair_id, "texts": pair_texts(cp.query), "label": cp.label, "group": cp.debate_id,
                      "part": cp.part, "genre": genre_of(cp.query), "eval_only": cp.eval_only})
     ctx = DebateContexts(data / "ep_debates")
@@ -279,7 +279,7 @@ def main() -> None:
                         "debates": len({rows[i]["group"] for i in trainable}),
                         "excluded_debates": list(PAPER_DEBATES),
                         "recipe": {k: getattr(args, k) for k in ("epochs", "lr", "batch", "neg_rate", "class_power", "seed")},
-                        "data": "data/ep_relations_llm/pairs.jsonl + data/ep_pairs_llm/pairs.jsonl"},
+                        "data": "data/ep_relations_llm/pairs.jsonl.gz + data/ep_pairs_llm/pairs.jsonl"},
             "reference": reference_from_oof(args.oof, rows) if args.oof else {},
         }
         export(model, args.export, meta)

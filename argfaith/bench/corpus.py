@@ -60,8 +60,8 @@ def text_hash(text: str) -> str:
 
 
 def default_corpus_path() -> Path:
-    """``data/ep_relations_llm/pairs.jsonl`` of a source checkout (the corpus is not installed)."""
-    return Path(__file__).resolve().parents[2] / "data" / "ep_relations_llm" / "pairs.jsonl"
+    """``data/ep_relations_llm/pairs.jsonl.gz`` of a source checkout (the corpus is not installed)."""
+    return Path(__file__).resolve().parents[2] / "data" / "ep_relations_llm" / "pairs.jsonl.gz"
 
 
 def _plans(data_root: Path) -> Any:
@@ -105,7 +105,16 @@ def load_ep_relation_corpus(
     keep = set(parts) if parts is not None else None
     plan_of = _plans(root)
     out: list[CorpusPair] = []
-    for n, line in enumerate(read_text(p).splitlines(), start=1):
+    if p.suffix == ".gz":
+        import gzip
+
+        try:
+            text = gzip.decompress(p.read_bytes()).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError) as e:
+            raise DataFormatError(f"{p}: not a readable gzip'ed UTF-8 JSONL file ({e})") from None
+    else:
+        text = read_text(p)
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{p}:{n}"

@@ -389,9 +389,12 @@ def cmd_final(work: Path, out: Path) -> None:
         rec["source_sha"], rec["target_sha"] = _sha(r["source"]), _sha(r["target"])
         records.append(rec)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "pairs.jsonl", "w", encoding="utf-8") as f:
+    import gzip
+
+    # gzip with a fixed mtime: the same labels give the same bytes (no churn in git)
+    with open(out / "pairs.jsonl.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
         for rec in records:
-            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            gz.write((json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8"))
     summary = {}
     for part, st in stats.items():
         la, lb = st.pop("a"), st.pop("b")

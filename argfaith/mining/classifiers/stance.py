@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections import OrderedDict
 import json
 import os
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ from argfaith.mining.classifiers.prior import ClassPrior, match_offsets, resolve
 __all__ = [
     "StanceRelationClassifier",
     "pair_texts",
+    "split_texts",
     "genre_of",
     "default_stance_dir",
     "STANCE_FILES",
@@ -50,7 +52,15 @@ __all__ = [
 ]
 
 #: Files of a stance model directory.
-STANCE_FILES = {"model": "stance_model.onnx", "tokenizer": "stance_tokenizer.json", "meta": "stance_model.json"}
+STANCE_FILES = {
+    "model": "stance_model.onnx",  # plain cross-encoder
+    "lower": "stance_lower.onnx",  # late interaction: per-argument lower layers
+    "upper": "stance_upper.onnx",  # late interaction: per-pair upper layers
+    "tokenizer": "stance_tokenizer.json",
+    "meta": "stance_model.json",
+}
+#: How many argument encodings (lower-layer outputs) the late-interaction model keeps in memory.
+LOWER_CACHE = 2000
 #: Tokens per pair (source and target truncated longest-first), as in training.
 MAX_LENGTH = 128
 
@@ -71,6 +81,20 @@ def pair_texts(q: PairQuery) -> tuple[str, str]:
     else:
         tag = "speech"
     return " ".join(q.source.split()), f"{tag}: " + " ".join(q.target.split())
+
+
+def split_texts(q: PairQuery) -> tuple[str, str, int]:
+    """The late-interaction model's inputs: the source segment, the target segment (with its
+    per-unit kind tag, so it can be encoded once per argument) and the pair flag *same speech*."""
+    if q.target_kind == "proposal":
+        tag = "provision"
+    elif genre_of(q) == "summary":
+        tag = "summary"
+    else:
+        tag = "speech"
+    same = int(genre_of(q) == "debate" and q.target_kind != "proposal" and q.source_position is not None
+               and q.source_position == q.target_position)
+    return " ".join(q.source.split()), f"{tag}: " + " ".join(q.target.split()), same
 
 
 def default_stance_dir() -> Path:
@@ -112,10 +136,9 @@ class StanceRelationClassifier:
         batch_size: int = 64,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_stance_dir()
-        paths = {k: self.model_dir / v for k, v in STANCE_FILES.items()}
-        for k, p in paths.items():
-            if not p.is_file():
-                raise ConfigurationError(f"stance model: {k} file {p} not found")
+        meta_path = self.model_dir / STANCE_FILES["meta"]
+        if not meta_path.is_file():
+            raise ConfigurationError(f"stance model: {meta_path} not found (a model folder has {', '.join(STANCE_FILES.values())})")
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -123,23 +146,40 @@ class StanceRelationClassifier:
             raise ConfigurationError(
                 f"the stance relation classifier needs {e.name or 'onnxruntime'} (a dependency of argfaith): pip install onnxruntime tokenizers"
             ) from None
-        self.meta: dict[str, Any] = json.loads(paths["meta"].read_text(encoding="utf-8"))
+        self.meta: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8"))
         self.classes: tuple[str, ...] = tuple(self.meta["classes"])
         if sorted(self.classes) != sorted(LABELS):
             raise ConfigurationError(f"stance model: classes {self.classes} are not {LABELS}")
+        arch = str(self.meta.get("architecture", "cross"))
+        self.split = int(arch.split(":")[1]) if arch.startswith("split:") else 0
+        needed = ("lower", "upper", "tokenizer") if self.split else ("model", "tokenizer")
+        paths = {k: self.model_dir / STANCE_FILES[k] for k in needed}
+        for k, p in paths.items():
+            if not p.is_file():
+                raise ConfigurationError(f"stance model: {k} file {p} not found")
         self.max_length = int(self.meta.get("max_length", MAX_LENGTH))
+        self.segment_lengths = tuple(self.meta.get("segment_lengths", (64, 96)))
         self.tokenizer = Tokenizer.from_file(str(paths["tokenizer"]))
-        self.tokenizer.enable_truncation(self.max_length, strategy="longest_first")
         self.tokenizer.no_padding()
         so = ort.SessionOptions()
         so.intra_op_num_threads = int(threads or os.cpu_count() or 1)
         so.inter_op_num_threads = 1
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(str(paths["model"]), so, providers=["CPUExecutionProvider"])
-        self._input_names = {i.name for i in self.session.get_inputs()}
+        h = hashlib.sha256()
+        if self.split:
+            self.lower_session = ort.InferenceSession(str(paths["lower"]), so, providers=["CPUExecutionProvider"])
+            self.upper_session = ort.InferenceSession(str(paths["upper"]), so, providers=["CPUExecutionProvider"])
+            h.update(paths["lower"].read_bytes())
+            h.update(paths["upper"].read_bytes())
+            self._lower_cache: OrderedDict[tuple[int, str], np.ndarray] = OrderedDict()
+        else:
+            self.tokenizer.enable_truncation(self.max_length, strategy="longest_first")
+            self.session = ort.InferenceSession(str(paths["model"]), so, providers=["CPUExecutionProvider"])
+            self._input_names = {i.name for i in self.session.get_inputs()}
+            h.update(paths["model"].read_bytes())
         self.batch_size = batch_size
         self._usage = Usage()
-        self._digest = hashlib.sha256(paths["model"].read_bytes()).hexdigest()
+        self._digest = h.hexdigest()
         ref = self.meta.get("reference", {})
         self.reference = {g: np.asarray(v, dtype=np.float64) for g, v in ref.get("logits", {}).items()}
         self.reference_shares = {g: np.asarray(v, dtype=np.float64) for g, v in ref.get("shares", {}).items()}
@@ -180,6 +220,8 @@ class StanceRelationClassifier:
     # ------------------------------------------------------------------ inference
     def logits(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> np.ndarray:
         """Raw model logits, shape (n, 3), columns in :attr:`classes` order."""
+        if self.split:
+            return self._split_logits(pairs, progress)
         n = len(pairs)
         out = np.zeros((n, len(self.classes)), dtype=np.float32)
         if n == 0:
@@ -202,6 +244,67 @@ class StanceRelationClassifier:
                 mask[r, :m] = 1
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             out[idx] = self.session.run(None, {k: v for k, v in feed.items() if k in self._input_names})[0]
+            done += len(idx)
+            if progress is not None:
+                progress(done, n)
+        return out
+
+    def _encode_arguments(self, texts: list[str], role: int) -> None:
+        """Lower-layer hidden states of each text not cached yet (role 0 = source, 1 = target)."""
+        todo = [t for t in dict.fromkeys(texts) if (role, t) not in self._lower_cache]
+        if todo:
+            max_src, max_tgt = self.segment_lengths
+            self.tokenizer.enable_truncation(max_src if role == 0 else max_tgt + 1)
+            encs = self.tokenizer.encode_batch(todo)
+            seqs = [e.ids if role == 0 else e.ids[1:] for e in encs]  # a target segment has no [CLS]
+            order = sorted(range(len(todo)), key=lambda i: len(seqs[i]))
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                width = max(len(seqs[i]) for i in idx)
+                ids = np.zeros((len(idx), width), dtype=np.int64)
+                mask = np.zeros_like(ids)
+                for r, i in enumerate(idx):
+                    ids[r, : len(seqs[i])] = seqs[i]
+                    mask[r, : len(seqs[i])] = 1
+                hid = self.lower_session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                                    "token_type_ids": np.full_like(ids, role)})[0]
+                for r, i in enumerate(idx):
+                    self._lower_cache[(role, todo[i])] = hid[r, : len(seqs[i])].copy()
+        for t in texts:
+            self._lower_cache.move_to_end((role, t))
+        while len(self._lower_cache) > max(LOWER_CACHE, 2 * len(set(texts))):
+            self._lower_cache.popitem(last=False)
+
+    def _split_logits(self, pairs: Sequence[PairQuery], progress: ProgressCallback | None) -> np.ndarray:
+        n = len(pairs)
+        out = np.zeros((n, len(self.classes)), dtype=np.float32)
+        if n == 0:
+            return out
+        trip = [split_texts(q) for q in pairs]
+        self._encode_arguments([t[0] for t in trip], 0)
+        self._encode_arguments([t[1] for t in trip], 1)
+        hs_all = [self._lower_cache[(0, t[0])] for t in trip]
+        ht_all = [self._lower_cache[(1, t[1])] for t in trip]
+        lengths = np.array([len(a) + len(b) for a, b in zip(hs_all, ht_all)])
+        order = np.argsort(lengths, kind="stable")
+        dim = hs_all[0].shape[1]
+        done = 0
+        for start in range(0, n, self.batch_size):
+            idx = order[start : start + self.batch_size]
+            ws = max(len(hs_all[i]) for i in idx)
+            wt = max(len(ht_all[i]) for i in idx)
+            hs = np.zeros((len(idx), ws, dim), dtype=np.float32)
+            ht = np.zeros((len(idx), wt, dim), dtype=np.float32)
+            ms = np.zeros((len(idx), ws), dtype=np.int64)
+            mt = np.zeros((len(idx), wt), dtype=np.int64)
+            for r, i in enumerate(idx):
+                a, b = hs_all[i], ht_all[i]
+                hs[r, : len(a)] = a
+                ms[r, : len(a)] = 1
+                ht[r, : len(b)] = b
+                mt[r, : len(b)] = 1
+            flag = np.array([trip[i][2] for i in idx], dtype=np.int64)
+            out[idx] = self.upper_session.run(None, {"hs": hs, "ms": ms, "ht": ht, "mt": mt, "same_speech": flag})[0]
             done += len(idx)
             if progress is not None:
                 progress(done, n)

@@ -97,8 +97,8 @@ def degeneracy_warnings(source: Any, summary: Any, *, tolerance: float = 1e-9) -
         if len(vals) >= 3 and (all(v == 1.0 for v in vals) or all(v == 0.0 for v in vals)):
             out.append(
                 f"pro-con ratio: π_pcr = {vals[0]:g} for every one of the {len(vals)} proposals with a defined ratio in the "
-                f"{role} QBAF: the ratio carries no information there (with paths read as walks, every argument upstream "
-                "of a cycle with an odd number of attacks is both pro and con)"
+                f"{role} QBAF: the ratio carries no information there (either no attack reaches the proposals, or, with "
+                "paths read as walks, every argument upstream of a cycle with an odd number of attacks is both pro and con)"
             )
     shared = [p for p in props if p in summary.report.strengths]
     if shared:

@@ -17,15 +17,17 @@ Two architectures (``--split K``):
   K = 4 a pair costs a third of the cross-encoder.
 
     # debate-grouped cross-validation: out-of-fold logits for every training pair
-    python scripts/train_stance.py --data $ARGFAITH_DATA --split 4 --cv 4 --cv-out benchmarks/results/stance_oof.npz
+    python scripts/train_stance.py --data $ARGFAITH_DATA --split 4 --cv 3 --cv-out benchmarks/results/stance_oof.npz
     # the shipped model: train on every training pair, export ONNX int8 + tokenizer + metadata
     python scripts/train_stance.py --data $ARGFAITH_DATA --split 4 --export argfaith/data --oof benchmarks/results/stance_oof.npz
 
 Recipe (fixed before the CV; no search on the test folds): at most 128 tokens per pair (source 64,
 target 96 in the split model); AdamW lr 4e-5, weight decay 0.01, linear warm-up 6% then linear
-decay; 2 epochs; batches of 32 pairs of similar length; each epoch keeps every related pair and a
-fresh random 30% of the no-relation pairs of the exhaustive and summary parts (all pairs of the
-other parts); cross-entropy weighted by (n / n_class)^0.5 over the sampled epoch. Seeded.
+decay; 2 epochs; batches of 32 pairs of similar length; word embeddings frozen; each epoch keeps
+every related pair and a fresh random 20% of the no-relation pairs of the exhaustive, summary and
+targeted parts (all pairs of the contrast part); cross-entropy weighted by (n / n_class)^0.5 over
+the sampled epoch. Seeded. (Set before any CV result was seen; the 2-core machine's budget, not
+quality, chose the 20% and the frozen embeddings.)
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from argfaith.bench.corpus import PAPER_DEBATES, load_ep_relation_corpus  # noqa
 from argfaith.mining.classifiers.stance import MAX_LENGTH, STANCE_FILES, genre_of, pair_texts, split_texts  # noqa: E402
 
 CLASSES = ("attack", "support", "no relation")
-SUBSAMPLED_PARTS = ("exhaustive", "summary")
+SUBSAMPLED_PARTS = ("exhaustive", "summary", "targeted")
 SRC_LEN, TGT_LEN = 64, 96
 
 
@@ -222,12 +224,16 @@ def train_model(rows: list[dict], enc: Encodings, train_idx: list[int], args: ar
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
     model = build_model(args.split)
+    # The word-embedding matrix (12 M of the 22 M parameters) stays as pre-trained: a third of the
+    # optimizer's work per step, and the vocabulary the corpus uses is small anyway.
+    emb = model.embeddings if args.split else model.bert.embeddings
+    emb.word_embeddings.weight.requires_grad_(False)
     y = np.array([CLASSES.index(r["label"]) for r in rows])
     related = [i for i in train_idx if rows[i]["label"] != "no relation" or rows[i]["part"] not in SUBSAMPLED_PARTS]
     negatives = [i for i in train_idx if rows[i]["label"] == "no relation" and rows[i]["part"] in SUBSAMPLED_PARTS]
     n_epoch = len(related) + int(round(args.neg_rate * len(negatives)))
     steps = args.epochs * math.ceil(n_epoch / args.batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
     warm = max(1, int(0.06 * steps))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
     step = 0
@@ -355,7 +361,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--lr", type=float, default=4e-5)
     ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--neg-rate", type=float, default=0.3)
+    ap.add_argument("--neg-rate", type=float, default=0.2)
     ap.add_argument("--class-power", type=float, default=0.5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)

@@ -27,6 +27,11 @@ class OutputFormat(str, Enum):
     html = "html"
 
 
+class PathReading(str, Enum):
+    walk = "walk"
+    simple = "simple"
+
+
 class ProposalPolicy(str, Enum):
     exact = "exact"
     intersection = "intersection"
@@ -142,6 +147,8 @@ def evaluate_files(
     text_baselines: list[Any] | None = None,
     coverage_k: int | None = 10,
     coverage_salience: str = "strength",
+    pcr_reading: str = "walk",
+    path_budget: int = 200_000,
 ) -> Any:
     """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
     before rendering)."""
@@ -189,6 +196,7 @@ def evaluate_files(
         alignments=aligners, explain=explain, explain_limit=explain_top, method=solver, max_iter=max_iter, tol=tol,
         strict=strict, include_qbafs=include_qbafs, source_path=str(source), summary_paths=[str(s) for s in summaries],
         text_baselines=text_baselines, coverage_k=coverage_k, coverage_salience=coverage_salience,
+        pro_con_reading=pcr_reading, path_budget=path_budget,
     )
 
 
@@ -294,6 +302,8 @@ def evaluate(
     max_iter: Annotated[int, typer.Option(help="Iteration budget per cyclic component.")] = 10_000,
     tol: Annotated[float, typer.Option(help="Solver convergence tolerance.")] = 1e-9,
     strict: Annotated[bool, typer.Option(help="Fail (exit 2) when a QBAF's strengths do not converge.")] = False,
+    pcr_reading: Annotated[PathReading, typer.Option("--pcr-reading", help="Paths of pro/con (π_pcr, π_pcc): walk (PAPER.md §3) or simple (exact within --path-budget steps; degenerate cyclic summaries get informative ratios).")] = PathReading.walk,
+    path_budget: Annotated[int, typer.Option(min=1, help="--pcr-reading simple: search steps per proposal before the result is reported as a lower bound.")] = 200_000,
     explain: Annotated[bool, typer.Option(help="Per-proposal explanations (arguments ranked by influence).")] = True,
     explain_top: Annotated[int, typer.Option(help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
     qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output.")] = True,
@@ -363,6 +373,7 @@ def evaluate(
             solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
             explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
             coverage_k=coverage_k or None, coverage_salience=coverage_salience.value,
+            pcr_reading=pcr_reading.value, path_budget=path_budget,
         )
     obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
     if out is None and fmt is OutputFormat.table:

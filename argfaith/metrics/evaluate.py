@@ -50,6 +50,7 @@ from argfaith.metrics.degeneracy import degeneracy_warnings
 from argfaith.metrics.coverage import SALIENCE_MEASURES, salience_scores, salient_arguments
 from argfaith.metrics.supplementary import pro_con_consistency, supplementary_precision, supplementary_recall
 from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
+from argfaith.qbaf.simple_paths import DEFAULT_PATH_BUDGET, simple_pro_con_sets
 
 __all__ = ["DEFAULT_COVERAGE_K", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
 
@@ -103,12 +104,27 @@ def analyse_side(
     tol: float = 1e-9,
     path: str | None = None,
     include_qbaf: bool = True,
+    pro_con_reading: str = "walk",
+    path_budget: int = DEFAULT_PATH_BUDGET,
 ) -> SideAnalysis:
-    """σ, pro/con sets of every proposal, credulous acceptance and the single-QBAF metrics."""
+    """σ, pro/con sets of every proposal, credulous acceptance and the single-QBAF metrics.
+
+    ``pro_con_reading``: ``"walk"`` (PAPER.md §3, the default) or ``"simple"`` (simple paths,
+    :mod:`argfaith.qbaf.simple_paths`, exact within ``path_budget`` search steps per proposal;
+    proposals where the budget ran out are listed in ``pro_con_incomplete``).
+    """
+    if pro_con_reading not in ("walk", "simple"):
+        raise ValueError(f"pro_con_reading must be 'walk' or 'simple', got {pro_con_reading!r}")
     q = qbaf.with_speech_base_score(tau) if tau is not None else qbaf
     s = dfquad_strengths(q, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
     props = q.proposals
-    pcs = pro_con_sets(q, props)
+    incomplete: list[str] = []
+    if pro_con_reading == "simple":
+        spcs = simple_pro_con_sets(q, props, budget=path_budget)
+        pcs = spcs  # type: ignore[assignment]
+        incomplete = [p for p, r in spcs.items() if not r.complete]
+    else:
+        pcs = pro_con_sets(q, props)
     acc = credulous_acceptance(q, props).accepted
     rel = argument_relevance(q)
     m = mean_pro_con_ratio(q, props, procon=pcs)
@@ -129,6 +145,8 @@ def analyse_side(
         pro_con_ratio_mean=m.value,
         pro_con_ratio_undefined=list(m.undefined),
         pro_con_counts={p: ProConCounts(n_pro=r.n_pro, n_con=r.n_con, n_both=r.n_both, n_total=r.n_total) for p, r in m.ratios.items()},
+        pro_con_reading=pro_con_reading,
+        pro_con_incomplete=incomplete,
         strengths={p: s[p] for p in props},
         accepted=[p for p in props if p in acc],
         undefined={
@@ -383,6 +401,8 @@ def evaluate(
     text_baselines: TextBaselines | None = None,
     coverage_k: int | None = DEFAULT_COVERAGE_K,
     coverage_salience: str = "strength",
+    pro_con_reading: str = "walk",
+    path_budget: int = DEFAULT_PATH_BUDGET,
 ) -> EvaluationReport:
     """Evaluate a summary QBAF Q* against its source Q (PAPER.md §5): the full report.
 
@@ -411,6 +431,9 @@ def evaluate(
         side (None: all).
     method, max_iter, tol :
         DF-QuAD solver for cyclic components (:func:`argfaith.qbaf.dfquad_strengths`).
+    pro_con_reading, path_budget :
+        Paths of pro/con (π_pcr, π_pcc) read as walks (PAPER.md §3, default) or as simple paths
+        (exact within ``path_budget`` steps per proposal; see :func:`analyse_side`).
     strict : bool
         Raise :class:`~argfaith.qbaf.NotConvergedError` if a QBAF does not converge (default:
         report it in ``convergence`` and ``warnings``).
@@ -420,7 +443,8 @@ def evaluate(
     _check_settings(epsilon, tolerance, tau)
     _check_coverage(coverage_k, coverage_salience)
     match = match_proposals(source, summary, on_mismatch=on_mismatch)
-    kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs)
+    kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
+              path_budget=path_budget)
     src = analyse_side(source, tau=tau, path=source_path, **kw)  # type: ignore[arg-type]
     summ = analyse_side(summary, tau=tau, path=summary_path, **kw)  # type: ignore[arg-type]
     _maybe_strict(strict, src, summ, method, max_iter, tol)
@@ -467,6 +491,8 @@ def evaluate_many(
     progress: Any = None,
     coverage_k: int | None = DEFAULT_COVERAGE_K,
     coverage_salience: str = "strength",
+    pro_con_reading: str = "walk",
+    path_budget: int = DEFAULT_PATH_BUDGET,
 ) -> EvaluationSuite:
     """Evaluate several summaries at several τ (the paper's Table 6 sensitivity layout).
 
@@ -490,7 +516,8 @@ def evaluate_many(
         raise ValueError("summary_paths, alignments and text_baselines must have one entry per summary")
     matches = [match_proposals(source, s, on_mismatch=on_mismatch) for s in summaries]  # fail fast
     resolved = [_resolve_alignment(source, s, a) for s, a in zip(summaries, al_list)]
-    kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs)
+    kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
+              path_budget=path_budget)
     reports: list[EvaluationReport] = []
     rows: list[SensitivityRow] = []
     total, done = n * len(taus), 0

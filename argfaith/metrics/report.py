@@ -103,6 +103,8 @@ class SideReport(_Model):
     pro_con_ratio_mean: float | None = Field(description="Mean π_pcr over proposals with a defined ratio.")
     pro_con_ratio_undefined: list[str] = Field(default_factory=list)
     pro_con_counts: dict[str, ProConCounts] = Field(default_factory=dict)
+    pro_con_reading: str = Field("walk", description="How paths of pro/con are read: walk (PAPER.md §3) or simple.")
+    pro_con_incomplete: list[str] = Field(default_factory=list, description="Proposals whose simple-path search ran out of budget (lower bounds).")
     strengths: dict[str, float] = Field(description="DF-QuAD σ of every proposal.")
     accepted: list[str] = Field(default_factory=list, description="Proposals credulously accepted (d-preferred).")
     undefined: dict[str, int] = Field(default_factory=dict, description="How many values are undefined, per metric.")

@@ -93,6 +93,16 @@ def sigma_outcome(expected: str, before: float, after: float, *, base: float = 0
     raise ConfigurationError(f"unknown expected direction {expected!r}")
 
 
+def _pcr_outcome(expected: str, before: float | None, after: float | None) -> str:
+    """π_pcr(p) should rise with fabricated support, fall with fabricated opposition; the other
+    kinds have no fixed direction for a ratio (``n/a``)."""
+    if expected not in ("up", "down"):
+        return "n/a"
+    if before is None or after is None:
+        return "undefined"
+    return sigma_outcome(expected, before, after)
+
+
 def metric_outcome(before: float | None, after: float | None, *, eps: float = EPS) -> str:
     """A distortion should make a summary-level metric worse: ``detected`` when it decreased."""
     if before is None or after is None:
@@ -264,6 +274,25 @@ def _pairwise(report: Any) -> dict[str, Any]:
     return {k: getattr(pw, attr) for k, attr in SUMMARY_METRICS.items()}
 
 
+def _pcr(qbaf: Any, proposals: Sequence[str] | None = None) -> dict[str, Any]:
+    """Mean π_pcr (and per-proposal ratios) under the walk and the simple-path reading."""
+    from argfaith.metrics.faithfulness import mean_pro_con_ratio
+    from argfaith.qbaf import pro_con_sets
+    from argfaith.qbaf.simple_paths import simple_pro_con_sets
+
+    props = tuple(proposals) if proposals is not None else qbaf.proposals
+    walk = mean_pro_con_ratio(qbaf, props, procon=pro_con_sets(qbaf, props))
+    simple_sets = simple_pro_con_sets(qbaf, props)
+    simple = mean_pro_con_ratio(qbaf, props, procon=simple_sets)  # type: ignore[arg-type]
+    wv = [r.value for r in walk.ratios.values() if r.value is not None]
+    return {
+        "walk": walk.value, "simple": simple.value,
+        "simple_complete": all(r.complete for r in simple_sets.values()),
+        "walk_all_one": bool(wv) and all(v == 1.0 for v in wv),
+        "ratios": {p: {"walk": walk.ratios[p].value, "simple": simple.ratios[p].value} for p in props},
+    }
+
+
 def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int) -> Any:
     from argfaith.mining.pipeline import plan_summary, run_plan
 
@@ -405,6 +434,7 @@ def run_selftest(
             suite = evaluate_many(q, [qs0, *qds], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance,
                                   explain=False, include_qbafs=False, coverage_k=None)
             rep0, reps = suite.reports[0], suite.reports[1:]
+            pcr0 = _pcr(qs0)
             rows = []
             for d, r in zip(applied, reps, strict=True):
                 s0 = rep0.summary.strengths.get(d.provision)
@@ -419,10 +449,18 @@ def run_selftest(
                 before, after = _pairwise(rep0), _pairwise(r)
                 for m in SUMMARY_METRICS:
                     row[m] = {"before": before[m], "after": after[m], "outcome": metric_outcome(before[m], after[m])}
+                pcr1 = _pcr(qds[len(rows)])
+                row["pcr"] = {"mean_before": {k: pcr0[k] for k in ("walk", "simple")}, "mean_after": {k: pcr1[k] for k in ("walk", "simple")}}
+                for reading in ("walk", "simple"):
+                    b, a = pcr0["ratios"][d.provision][reading], pcr1["ratios"][d.provision][reading]
+                    row["pcr"][f"p_{reading}"] = {"before": b, "after": a,
+                                                  "outcome": _pcr_outcome(d.expected, b, a)}
                 rows.append(row)
             record = {
                 "argfaith_selftest_item": SELFTEST_FORMAT_VERSION, "key": key, "debate": item.debate_id, "variant": sf.variant,
                 "summary_file": str(sf.path), "metrics": _pairwise(rep0), "warnings": list(rep0.warnings),
+                "pcr": {k: pcr0[k] for k in ("walk", "simple", "simple_complete", "walk_all_one")},
+                "source_pcr": {k: v for k, v in _pcr(q).items() if k != "ratios"},
                 "n_sentences": len(qs0.speech_arguments), "n_edges": len(qs0.attacks) + len(qs0.supports),
                 "discussed": {p: v for p, v in about.items() if v}, "distortions": rows, "notes": notes,
                 "seconds": round(time.perf_counter() - ts, 2), "cache": {"hits": cached.hits, "misses": cached.misses},
@@ -436,14 +474,15 @@ def run_selftest(
             ctrl: dict[str, Any] = {"key": ckey, "debate": item.debate_id}
             rep_e = evaluate_many(q, [empty], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
                                   include_qbafs=False, coverage_k=None).reports[0]
-            ctrl["empty"] = _pairwise(rep_e)
+            ctrl["empty"] = {**_pairwise(rep_e), "pcr": {k: v for k, v in _pcr(empty).items() if k != "ratios"}}
             if partner is not None:
                 other, osf = partner
                 wrong = replace(load_summary(osf.path), debate_id=item.debate_id)
                 qw = _mine_summary(wrong, debate, cached, f"{item.debate_id}-wrong-{other.debate_id}-{osf.variant}", cfg.chunk_size)
                 rep_w = evaluate_many(q, [qw], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
                                       include_qbafs=False, coverage_k=None).reports[0]
-                ctrl["wrong_debate"] = {**_pairwise(rep_w), "summary_file": str(osf.path), "from_debate": other.debate_id}
+                ctrl["wrong_debate"] = {**_pairwise(rep_w), "summary_file": str(osf.path), "from_debate": other.debate_id,
+                                        "pcr": {k: v for k, v in _pcr(qw).items() if k != "ratios"}}
             atomic_write_json(ctrl_path, ctrl)
     agg = aggregate_selftest(cfg.out, classifier=inner.name, fingerprint=fp, config=cfg)
     agg["seconds"] = round(time.perf_counter() - t0, 1)
@@ -479,12 +518,28 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
     real: dict[str, list[dict[str, Any]]] = defaultdict(list)
     warnings: Counter[str] = Counter()
     n_items = 0
+    pcr_groups: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    all_one: Counter[str] = Counter()
     for f in sorted((root / "items").glob("*/*.json")):
         r = read_json_file(f) or {}
         if "distortions" not in r:
             continue
         n_items += 1
-        real[r["debate"]].append(r["metrics"])
+        real[r["debate"]].append({**r["metrics"], "pcr": r.get("pcr", {}), "source_pcr": r.get("source_pcr", {})})
+        for reading in ("walk", "simple"):
+            v = (r.get("pcr") or {}).get(reading)
+            if v is not None:
+                pcr_groups["real"][reading].append(v)
+            for d in r["distortions"]:
+                v = ((d.get("pcr") or {}).get("mean_after") or {}).get(reading)
+                if v is not None:
+                    pcr_groups["distorted"][reading].append(v)
+        all_one["real"] += int(bool((r.get("pcr") or {}).get("walk_all_one")))
+        for d in r["distortions"]:
+            for reading in ("walk", "simple"):
+                o = ((d.get("pcr") or {}).get(f"p_{reading}") or {}).get("outcome")
+                if o and o != "n/a":
+                    per_kind[d["kind"]][f"pcr_p_{reading}"][o] += 1
         for w in r.get("warnings", []):
             warnings[w.split(":")[0]] += 1
         for d in r["distortions"]:
@@ -504,11 +559,23 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
     controls: dict[str, dict[str, Counter[str]]] = {"empty": defaultdict(Counter), "wrong_debate": defaultdict(Counter)}
     for f in sorted((root / "controls").glob("*.json")):
         c = read_json_file(f) or {}
+        for ctl in ("empty", "wrong_debate"):
+            for reading in ("walk", "simple"):
+                v = ((c.get(ctl) or {}).get("pcr") or {}).get(reading)
+                if v is not None:
+                    pcr_groups[ctl][reading].append(v)
         for metrics in real.get(c.get("debate", ""), []):
             for ctl in ("empty", "wrong_debate"):
                 if ctl in c:
                     for m in SUMMARY_METRICS:
                         controls[ctl][m][control_outcome(metrics.get(m), c[ctl].get(m))] += 1
+                    # π_pcr: is the real summary's mean ratio closer to the debate's than the control's?
+                    for reading in ("walk", "simple"):
+                        src = (metrics.get("source_pcr") or {}).get(reading)
+                        rv = (metrics.get("pcr") or {}).get(reading)
+                        cv = ((c[ctl].get("pcr") or {})).get(reading)
+                        if None not in (src, rv, cv):
+                            controls[ctl][f"pcr_{reading}_closer"][control_outcome(-abs(rv - src), -abs(cv - src))] += 1
     ctl_out = {ctl: {m: {"counts": dict(cnt), "win_rate": _rate(cnt, "win")} for m, cnt in ms.items()} for ctl, ms in controls.items()}
     return {
         "argfaith_selftest": SELFTEST_FORMAT_VERSION,
@@ -520,6 +587,10 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
         "stance_sigma_detected": _rate(stance, "detected"),
         "controls": ctl_out,
         "warnings": dict(warnings),
+        "pcr": {g: {reading: {"n": len(v), "mean": round(sum(v) / len(v), 4) if v else None,
+                              "share_one": round(sum(1 for x in v if x == 1.0) / len(v), 4) if v else None}
+                    for reading, v in rs.items()} for g, rs in pcr_groups.items()},
+        "pcr_all_one_real": all_one["real"],
     }
 
 
@@ -542,6 +613,14 @@ def render_selftest_markdown(agg: dict[str, Any]) -> str:
     for ctl, name in (("empty", "the empty summary"), ("wrong_debate", "a summary of another debate")):
         ms = agg["controls"].get(ctl, {})
         lines.append(f"| {name} | " + " | ".join(_fmt(ms.get(m, {}).get("win_rate")) for m in SUMMARY_METRICS) + " |")
+    if agg.get("pcr"):
+        lines += ["", "Mean π_pcr of the summaries (share exactly 1.0), paths read as walks vs simple paths:", "",
+                  "| summaries | walk | simple |", "| --- | ---: | ---: |"]
+        for g in ("real", "distorted", "wrong_debate", "empty"):
+            v = agg["pcr"].get(g)
+            if v:
+                cell = lambda r: "—" if not v.get(r) or v[r]["mean"] is None else f"{v[r]['mean']:.2f} ({_fmt(v[r]['share_one'])})"  # noqa: E731
+                lines.append(f"| {g} | {cell('walk')} | {cell('simple')} |")
     if agg.get("warnings"):
         lines += ["", "Degeneracy warnings fired on the real summaries:", ""]
         lines += [f"- {w} ({n}×)" for w, n in sorted(agg["warnings"].items(), key=lambda x: -x[1])]

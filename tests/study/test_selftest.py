@@ -101,7 +101,7 @@ def test_run_selftest_and_resume(corpus: Path, tmp_path: Path) -> None:
         assert d["sigma"] in ("detected", "unchanged", "wrong", "unknown")
         assert set(d["pi_bc"]) == {"before", "after", "outcome"}
     ctrl = json.loads((root / "controls" / f"{DEBATE_A}.json").read_text())
-    assert set(ctrl["empty"]) == {"pi_bc", "pi_ea", "pi_dpc"}
+    assert set(ctrl["empty"]) == {"pi_bc", "pi_ea", "pi_dpc", "pcr"}
     assert ctrl["wrong_debate"]["from_debate"] == DEBATE_B  # the next debate, wrapping around
     assert (root / "selftest.json").exists() and "| omit |" in (root / "selftest.md").read_text()
     # the debate QBAF is where `argfaith study` keeps it (shared cache)

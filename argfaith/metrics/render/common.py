@@ -113,7 +113,10 @@ def metric_rows(reports: list[EvaluationReport]) -> list[MetricRow]:
     rows = [
         _row("speech arguments", "|X_s|", reports, lambda r: r.summary.n_speech, r0.source.n_speech),
         _row("argument relevance", "π_ar", reports, lambda r: r.summary.relevance, r0.source.relevance),
-        _row("mean pro-con ratio", "π_pcr", reports, lambda r: r.summary.pro_con_ratio_mean, r0.source.pro_con_ratio_mean),
+        _row("mean pro-con ratio", "π_pcr", reports, lambda r: r.summary.pro_con_ratio_mean, r0.source.pro_con_ratio_mean,
+             note="paths read as " + ("simple paths" if r0.source.pro_con_reading == "simple" else "walks")
+             + (" (budget ran out: lower bounds for " + ", ".join(sorted({p for r in reports for p in (*r.source.pro_con_incomplete, *r.summary.pro_con_incomplete)}))[:200] + ")"
+                if any(r.source.pro_con_incomplete or r.summary.pro_con_incomplete for r in reports) else "")),
         _row("undefined pro-con ratios", "#", reports, lambda r: len(r.summary.pro_con_ratio_undefined), len(r0.source.pro_con_ratio_undefined)),
         _row("d-preferability consistency", "π_dpc", reports, lambda r: r.pairwise.d_preferability_consistency),
         _row("balance consistency", "π_bc", reports, lambda r: r.pairwise.balance_consistency),

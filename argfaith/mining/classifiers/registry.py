@@ -136,6 +136,7 @@ def _recorded(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
 
 _FACTORIES: dict[str, Callable[[str | None, dict[str, str]], RelationClassifier]] = {
     "offline": _offline,
+    "features": _offline,
     "stance": _stance,
     "embedding": _embedding,
     "majority": _majority,

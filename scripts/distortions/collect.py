@@ -76,6 +76,14 @@ def main() -> None:
                 "edits": [{"op": e.op, "sentence": e.sentence, **({"text": e.text} if e.text else {})} for e in edits],
                 "note": d.get("note", ""), "_before": {e.sentence: units[e.sentence - 1].text for e in edits if 1 <= e.sentence <= len(units)},
             })
+    # the second annotator's verdicts (verify-NN.answer.json), when present, go into the manifest
+    verdict: dict[str, dict] = {}
+    for ans in sorted(a.work.glob("verify-*.answer.json")):
+        idx = json.loads((a.work / ans.name.replace(".answer.json", ".map.json")).read_text(encoding="utf-8"))
+        for k, v in json.loads(ans.read_text(encoding="utf-8"))["verdicts"].items():
+            verdict[idx[k]] = {"ok": v["ok"], "why": v["why"]}
+    for r in rows:
+        r["check"] = verdict.get(r["id"])
     a.out.mkdir(parents=True, exist_ok=True)
     with open(a.out / "manifest.jsonl", "w", encoding="utf-8") as f:
         for r in rows:

@@ -34,13 +34,14 @@ the original file.
   p's text: "Many speakers strongly supported the resolution's call that it <gist of p>, arguing
   that this was right and necessary." / "... firmly opposed ..., arguing that this was wrong and
   would do harm." The gist is the provision without its number, cut at the first ';'.
-- ``invert`` rewrites each sentence about p with a flip lexicon of stance words (support ↔ oppose,
-  welcome ↔ criticise, praise ↔ condemn, agree ↔ disagree, benefit ↔ harm, must ↔ must not, …).
-  A sentence with no stance word is left unchanged (so is a distortion with no changed sentence:
-  not applicable). The lexicon flips words, not meaning: a sentence with two stance words may
-  end up self-contradictory, and a stance carried by content ("fishermen will lose their
-  livelihoods") is not reversed. How often it really reverses the stance was measured by reading
-  a sample (docs/selftest.md).
+- ``invert`` rewrites each sentence about p with a flip lexicon of stance verbs and phrases
+  (supported ↔ opposed, welcomed ↔ criticised, praised ↔ condemned, called for ↔ warned against,
+  in favour of ↔ against, "strong support for" ↔ "strong opposition to", effective ↔ ineffective,
+  should ↔ should not, …), outside quotations only. A sentence with no such word is left
+  unchanged (so is a distortion with no changed sentence: not applicable). The lexicon flips
+  words, not meaning: a sentence with two stance words may end up self-contradictory, and a stance
+  carried by content ("fishermen will lose their livelihoods") or by a quotation is not reversed.
+  How often it really reverses the stance was measured by reading a sample (docs/selftest.md).
 
 With a Claude key the self-test can ask Claude to write the distortions instead
 (:mod:`argfaith.study.selftest`); the written development set in ``data/distortions`` was
@@ -191,48 +192,63 @@ def sentences_about(units: Sequence[ArgumentUnit], provisions: Sequence[Argument
     return out
 
 
-# Stance flip lexicon: (pattern, replacement) applied once per sentence, first match wins per word.
+# Stance flip lexicon: verbs and phrases that state a stance (first match wins, longest first).
+# Bare nouns ("support", "concern") and everyday adjectives ("good", "important") are NOT flipped:
+# measured, they mostly name things ("economic support for fishing communities"), not stances.
+_STANCE_ADJ = r"(?:strong|broad|wide|widespread|general|unanimous|cross-party|clear|firm|overwhelming|considerable|majority)"
 _FLIPS: list[tuple[str, str]] = [
     ("strongly supported", "strongly opposed"), ("strongly opposed", "strongly supported"),
+    ("advocated for", "opposed"), ("advocating for", "opposing"), ("argued for", "argued against"),
+    ("argued against", "argued for"), ("voted for", "voted against"), ("voted against", "voted for"),
+    ("in favour of", "against"), ("in favor of", "against"),
+    ("called for", "warned against"), ("calling for", "warning against"), ("calls for", "warns against"),
+    ("warned against", "called for"), ("warning against", "calling for"), ("warns against", "calls for"),
     ("supported", "opposed"), ("opposed", "supported"), ("supports", "opposes"), ("opposes", "supports"),
-    ("supporting", "opposing"), ("opposing", "supporting"), ("support", "opposition"), ("opposition", "support"),
+    ("supporting", "opposing"), ("opposing", "supporting"),
     ("backed", "rejected"), ("rejected", "backed"), ("backing", "rejecting"), ("rejecting", "backing"),
     ("welcomed", "criticised"), ("criticised", "welcomed"), ("criticized", "welcomed"), ("welcomes", "criticises"),
-    ("criticises", "welcomes"), ("welcoming", "criticising"), ("criticising", "welcoming"), ("welcome", "criticise"),
+    ("criticises", "welcomes"), ("welcoming", "criticising"), ("criticising", "welcoming"),
     ("praised", "condemned"), ("condemned", "praised"), ("praising", "condemning"), ("condemning", "praising"),
     ("endorsed", "rejected"), ("endorsing", "rejecting"), ("favoured", "opposed"), ("favored", "opposed"),
-    ("in favour of", "against"), ("in favor of", "against"), ("against", "in favour of"),
     ("agreed", "disagreed"), ("disagreed", "agreed"), ("agrees", "disagrees"), ("disagrees", "agrees"),
-    ("approved", "rejected"), ("approval", "rejection"), ("rejection", "approval"),
-    ("advocated", "opposed"), ("advocating", "opposing"), ("called for", "warned against"), ("calling for", "warning against"),
-    ("warned against", "called for"), ("warning against", "calling for"), ("urged", "opposed"),
-    ("benefits", "harms"), ("benefit", "harm"), ("harms", "benefits"), ("beneficial", "harmful"), ("harmful", "beneficial"),
-    ("positive", "negative"), ("negative", "positive"), ("necessary", "unnecessary"), ("unnecessary", "necessary"),
-    ("essential", "unnecessary"), ("important", "unimportant"), ("effective", "ineffective"), ("ineffective", "effective"),
-    ("successful", "unsuccessful"), ("success", "failure"), ("failure", "success"), ("improve", "worsen"), ("improved", "worsened"),
-    ("strengthen", "weaken"), ("strengthening", "weakening"), ("weaken", "strengthen"), ("weakening", "strengthening"),
-    ("must not", "must"), ("should not", "should"), ("cannot", "can"), ("must", "must not"), ("should", "should not"),
-    ("welcomed", "criticised"), ("concerns", "hopes"), ("concern", "hope"), ("praise", "criticism"), ("criticism", "praise"),
-    ("right", "wrong"), ("wrong", "right"), ("good", "bad"), ("bad", "good"),
+    ("approved", "rejected"), ("advocated", "opposed"), ("advocating", "opposing"), ("urged", "opposed"),
+    ("beneficial", "harmful"), ("harmful", "beneficial"), ("necessary", "unnecessary"), ("unnecessary", "necessary"),
+    ("effective", "ineffective"), ("ineffective", "effective"), ("successful", "unsuccessful"),
+    ("should not", "should"), ("should", "should not"), ("must not", "must"), ("must", "must not"),
 ]
-_FLIP_RE = re.compile(r"\b(" + "|".join(re.escape(a) for a, _ in sorted(_FLIPS, key=lambda x: -len(x[0]))) + r")\b", re.I)
-_FLIP_MAP = {}
-for _a, _b in _FLIPS:
-    _FLIP_MAP.setdefault(_a.lower(), _b)
+_FLIP_MAP = {a.lower(): b for a, b in _FLIPS}
+_FLIP_RE = re.compile(
+    r"\b(" + _STANCE_ADJ + r") (support for|support|opposition to|opposition)\b"  # "strong support for" ...
+    + r"|\b(" + "|".join(re.escape(a) for a, _ in sorted(_FLIPS, key=lambda x: -len(x[0]))) + r")\b(?! not\b| never\b| in no way\b)",
+    re.I,
+)
+_NOUN_FLIP = {"support for": "opposition to", "support": "opposition", "opposition to": "support for", "opposition": "support"}
+_QUOTE = re.compile(r"[\"“”„«»][^\"“”„«»]*[\"“”„«»]")
 
 
 def invert_sentence(text: str) -> tuple[str, int]:
-    """Reverse the stance words of ``text`` with the flip lexicon; returns (text, words flipped)."""
+    """Reverse the stance words of ``text`` outside quotations with the flip lexicon; returns
+    (text, words flipped). Quoted speech is left as it is (flipping it puts words in a speaker's
+    mouth and, measured, mostly produces nonsense)."""
     n = 0
 
     def sub(m: re.Match[str]) -> str:
         nonlocal n
-        w = m.group(0)
-        rep = _FLIP_MAP[w.lower()]
         n += 1
+        if m.group(1):  # "<stance adjective> support (for)" ...
+            noun = _NOUN_FLIP[m.group(2).lower()]
+            return f"{m.group(1)} {noun}"
+        w = m.group(3)
+        rep = _FLIP_MAP[w.lower()]
         return rep[:1].upper() + rep[1:] if w[:1].isupper() else rep
 
-    return _FLIP_RE.sub(sub, text), n
+    out, last = [], 0
+    for q in _QUOTE.finditer(text):
+        out.append(_FLIP_RE.sub(sub, text[last : q.start()]))
+        out.append(q.group(0))
+        last = q.end()
+    out.append(_FLIP_RE.sub(sub, text[last:]))
+    return "".join(out), n
 
 
 SUPPORT_TEMPLATE = "Many speakers strongly supported the resolution's call that it {gist}, arguing that this was right and necessary."

@@ -267,8 +267,19 @@ figure {{ display: inline-block; margin: 0 1em 1em 0; }} img {{ max-width: 46em;
 <tbody>{mrows}</tbody></table>
 <h2>Plots</h2>
 {"".join(imgs) or "<p>(no plots)</p>"}
+{_selftest_section(out)}
 </body></html>
 """
+
+
+def _selftest_section(out: Path) -> str:
+    """The self-test's tables when ``argfaith selftest`` has run on this output folder."""
+    from argfaith.study.selftest import render_selftest_html
+
+    agg = read_json_file(out / "selftest" / "selftest.json")
+    if not isinstance(agg, dict) or "kinds" not in agg:
+        return '<h2>Evaluator self-test</h2><p>Not run on this folder: <code>argfaith selftest --out</code> this folder, then rerun the study (it reuses everything) to show it here.</p>'
+    return render_selftest_html(agg) + '<p><a href="selftest/selftest.html">selftest/selftest.html</a>, <a href="selftest/selftest.json">selftest.json</a></p>'
 
 
 # ---------------------------------------------------------------------------- all outputs

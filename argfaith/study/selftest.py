@@ -57,6 +57,7 @@ __all__ = [
     "run_selftest",
     "aggregate_selftest",
     "render_selftest_markdown",
+    "render_selftest_html",
     "SUMMARY_METRICS",
 ]
 
@@ -488,6 +489,7 @@ def run_selftest(
     agg["seconds"] = round(time.perf_counter() - t0, 1)
     atomic_write_json(root / "selftest.json", agg)
     atomic_write_text(root / "selftest.md", render_selftest_markdown(agg))
+    atomic_write_text(root / "selftest.html", render_selftest_html(agg, standalone=True))
     return agg
 
 
@@ -625,3 +627,42 @@ def render_selftest_markdown(agg: dict[str, Any]) -> str:
         lines += ["", "Degeneracy warnings fired on the real summaries:", ""]
         lines += [f"- {w} ({n}×)" for w, n in sorted(agg["warnings"].items(), key=lambda x: -x[1])]
     return "\n".join(lines) + "\n"
+
+
+def render_selftest_html(agg: dict[str, Any], *, standalone: bool = False) -> str:
+    """The self-test tables as an HTML fragment (the study index's section) or a whole offline
+    page (``OUT/selftest/selftest.html``); every string is escaped."""
+    import html as _html
+
+    e = _html.escape
+    rows = []
+    for k, v in agg.get("kinds", {}).items():
+        s = v.get("sigma", {})
+        cells = "".join(f"<td class='num'>{e(_fmt(v.get(m, {}).get('detected')))}</td>" for m in SUMMARY_METRICS)
+        rows.append(f"<tr><td>{e(k)}</td><td class='num'>{s.get('n', 0)}</td><td class='num'>{e(_fmt(s.get('detected')))}</td>{cells}</tr>")
+    ctl = []
+    for key, name in (("empty", "the empty summary"), ("wrong_debate", "a summary of another debate")):
+        ms = agg.get("controls", {}).get(key, {})
+        ctl.append(f"<tr><td>{e(name)}</td>" + "".join(f"<td class='num'>{e(_fmt(ms.get(m, {}).get('win_rate')))}</td>" for m in SUMMARY_METRICS) + "</tr>")
+    warns = "".join(f"<li>{e(w)} ({n}×)</li>" for w, n in sorted(agg.get("warnings", {}).items(), key=lambda x: -x[1]))
+    body = f"""<h2>Evaluator self-test</h2>
+<p>{agg.get('summaries', 0)} summaries, classifier <code>{e(str(agg.get('classifier', '')))}</code>
+(fingerprint {e(str(agg.get('classifier_fingerprint', ''))[:10])}). A distortion is <em>detected</em> when the metric moved the
+expected way (docs/selftest.md in argfaith). Stance distortions detected by σ*(p):
+{e(_fmt(agg.get('stance_sigma_detected')))}.</p>
+<table><thead><tr><th>distortion</th><th>n</th><th>σ*(p)</th><th>π_bc</th><th>π_εa</th><th>π_dpc</th></tr></thead>
+<tbody>{''.join(rows)}</tbody></table>
+<table><thead><tr><th>the real summary beats …</th><th>π_bc</th><th>π_εa</th><th>π_dpc</th></tr></thead>
+<tbody>{''.join(ctl)}</tbody></table>
+{('<p>Degeneracy warnings on the real summaries:</p><ul>' + warns + '</ul>') if warns else ''}"""
+    if not standalone:
+        return body
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>argfaith self-test</title>
+<style>body {{ font-family: system-ui, sans-serif; margin: 1.5em; }} table {{ border-collapse: collapse; margin-bottom: 1em; }}
+th, td {{ border: 1px solid #ccc; padding: 0.25em 0.5em; }} td.num {{ text-align: right; }}</style></head><body>
+{body}
+</body></html>
+"""

@@ -173,3 +173,26 @@ def test_cli_selftest(corpus: Path, tmp_path: Path) -> None:
     assert bad.returncode == 2 and bad.stderr.startswith("error:") and "nope" in bad.stderr and "Traceback" not in bad.stderr
     nod = _argfaith("selftest", "--data", str(corpus), "--out", str(out), "--classifier", "lexical", "--distortions", f"written:{tmp_path / 'missing'}")
     assert nod.returncode == 2 and "not a directory" in nod.stderr
+
+
+def test_study_index_shows_the_selftest(corpus: Path, tmp_path: Path) -> None:
+    from argfaith.study.config import StudyConfig
+    from argfaith.study.runner import run_study
+
+    out = tmp_path / "study"
+    cfg = StudyConfig(debates=corpus / "ep_debates", summaries=corpus / "ep_summaries", out=out, classifier="counting",
+                      taus=(0.2,), baselines="none", plots=False, explain_top=0)
+    import argfaith.study.runner as runner
+
+    orig = runner._make_classifier
+    runner._make_classifier = lambda spec: CountingClassifier()  # type: ignore[assignment]
+    try:
+        run_study(cfg)
+        assert "Not run on this folder" in (out / "index.html").read_text()
+        run_selftest(_cfg(corpus, out), CountingClassifier())
+        run_study(cfg)  # reuses every item; rewrites the index
+    finally:
+        runner._make_classifier = orig  # type: ignore[assignment]
+    page = (out / "index.html").read_text()
+    assert "Evaluator self-test" in page and "the empty summary" in page and "Not run" not in page
+    assert (out / "selftest" / "selftest.html").read_text().startswith("<!DOCTYPE html>")

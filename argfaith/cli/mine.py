@@ -107,6 +107,22 @@ def _dry_run(plan: Any, classifier_spec: str | None, fmt: DryRunFormat, model: s
     typer.echo("\n".join(lines))
 
 
+def density_line(kind: str, n_att: int, n_sup: int, n_pairs: int) -> str:
+    """One line comparing the mined relation density with the labelled EP corpus (issue: mined
+    structure must stay near labelled data)."""
+    from argfaith.metrics.degeneracy import DENSITY_FACTOR, REFERENCE_DENSITY
+
+    genre = "summary" if kind == "summary" else "debate"
+    ref = REFERENCE_DENSITY[genre]
+    rel = (n_att + n_sup) / n_pairs if n_pairs else 0.0
+    ash = n_att / (n_att + n_sup) if n_att + n_sup else 0.0
+    ratio = rel / ref["related"] if ref["related"] else float("nan")
+    verdict = "within" if 1 / DENSITY_FACTOR <= ratio <= DENSITY_FACTOR else "OUTSIDE"
+    return (f"relation density: {100 * rel:.1f}% of candidate pairs related ({ratio:.2f}× the {100 * ref['related']:.1f}% "
+            f"of exhaustively labelled EP {genre} pairs; {verdict} ½×–{DENSITY_FACTOR:g}×), attacks {100 * ash:.0f}% of "
+            f"edges (labelled {100 * ref['attack_share']:.0f}%)")
+
+
 @app.command()
 def mine(
     debate: Annotated[Path, typer.Argument(help="EP debate folder, hand-written JSON debate, or [ID] Speaker: text transcript.")],
@@ -230,5 +246,6 @@ def mine(
         + (f"; {s.n_fallback} fallback labels" if s.n_fallback else ""),
         file=sys.stderr,
     )
+    print(density_line(plan.kind, len(q.attacks), len(q.supports), s.n_pairs), file=sys.stderr)
     if not q.is_acyclic() and plan.kind == "debate":  # pragma: no cover - guarded by the builder
         raise ConfigurationError("internal error: a source QBAF came out cyclic")

@@ -190,3 +190,17 @@ def test_ctrl_c_then_rerun_resumes(tmp_path: Path):
     assert f"({saved:,} resumed" in r.stderr
     q = json.loads(out.read_text(encoding="utf-8"))
     assert q["metadata"]["counts"]["candidate_pairs_classified"] == 200 * 199 // 2 + 200 * 6
+
+
+def test_mine_reports_density_against_labelled_data(tmp_path: Path) -> None:
+    from argfaith.cli.mine import density_line
+    from argfaith.metrics.degeneracy import REFERENCE_DENSITY
+
+    debate = Path(__file__).resolve().parents[1] / "fixtures" / "study" / "ep_debates" / "debates" / "CRE-20990201-ITEM-001"
+    r = run(str(debate), "--classifier", "features", "--out", str(tmp_path / "q.json"))
+    assert r.returncode == 0, r.stderr
+    assert "relation density:" in r.stderr and "exhaustively labelled EP debate pairs" in r.stderr
+    ref = REFERENCE_DENSITY["debate"]["related"]
+    assert "within" in density_line("debate", 0, int(round(ref * 1000)), 1000)
+    assert "OUTSIDE" in density_line("debate", 300, 300, 1000)
+    assert "summary pairs" in density_line("summary", 1, 1, 10)

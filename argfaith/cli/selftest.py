@@ -26,7 +26,9 @@ def selftest(
     summaries: Annotated[Optional[Path], typer.Option(help="Summaries folder (default: $ARGFAITH_DATA/ep_summaries).")] = None,
     data: Annotated[Optional[Path], typer.Option(help="Data folder holding ep_debates/ and ep_summaries/ (default: $ARGFAITH_DATA).")] = None,
     classifier: Annotated[Optional[str], typer.Option(help="Relation classifier under test: offline | claude[:MODEL] | recorded:FILE | ... (default: claude with ANTHROPIC_API_KEY, else offline).")] = None,
-    distortions: Annotated[str, typer.Option(help="rules (offline rewrites) | written:DIR (a written distortion set with manifest.jsonl, e.g. data/distortions).")] = "rules",
+    distortions: Annotated[str, typer.Option(help="rules (offline rewrites) | llm[:MODEL] (Claude writes them; cached; needs ANTHROPIC_API_KEY, priced by --dry-run) | written:DIR (a written set with manifest.jsonl, e.g. data/distortions).")] = "rules",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="With --distortions llm: print the requests and their estimated cost; send nothing.")] = False,
+    llm_batch: Annotated[bool, typer.Option("--llm-batch", help="With --distortions llm: send uncached requests through the Message Batches API (half price).")] = False,
     kinds: Annotated[str, typer.Option(help="Distortion kinds, comma-separated: omit,fabricate_support,fabricate_attack,invert.")] = "omit,fabricate_support,fabricate_attack,invert",
     provisions: Annotated[int, typer.Option(min=0, help="Per summary, distort this many provisions it discusses (rules).")] = 2,
     undiscussed: Annotated[int, typer.Option(min=0, help="Per summary, also fabricate about this many provisions it does not discuss (rules).")] = 1,
@@ -64,6 +66,29 @@ def selftest(
     cfg = SelftestConfig(debates=deb_dir, summaries=sum_dir, out=out, classifier=spec, distortions=distortions,  # type: ignore[arg-type]
                          kinds=kind_list, provisions=provisions, undiscussed=undiscussed, tau=tau, epsilon=epsilon,
                          controls=controls, only=tuple(only or ()))
+    distorter = None
+    if distortions.startswith("llm"):
+        from argfaith.llm.client import api_key_available
+        from argfaith.mining.distort_llm import LLMDistorter, estimate_distortion_cost
+        from argfaith.study.selftest import plan_llm_distortions
+
+        distorter = LLMDistorter(distortions.split(":", 1)[1] if ":" in distortions else None, batch=llm_batch)
+        if dry_run or not api_key_available():
+            reqs = plan_llm_distortions(cfg, distorter)
+            cost = estimate_distortion_cost(reqs, distorter.model, batch=llm_batch)
+            why = "" if dry_run else "ANTHROPIC_API_KEY is not set: nothing was sent. "
+            lo, hi = cost.get("cost_low"), cost.get("cost_high")
+            price = f"${lo:.2f}–${hi:.2f}" if lo is not None else cost.get("note", "")
+            if fmt == TableOrJson.json:
+                typer.echo(json.dumps(cost, indent=1))
+            else:
+                typer.echo(f"{why}LLM distortions: {cost['requests']:,} requests to {cost['model']}, ≈{cost['input_tokens']:,} input "
+                           f"tokens (estimate), {price}{' with the Batches API' if llm_batch else ''}; cached answers are free on "
+                           "reruns. Mining the distorted summaries with --classifier claude costs extra "
+                           "(price the corpus with `argfaith study --dry-run`).")
+            return
+    elif dry_run or llm_batch:
+        raise ConfigurationError("--dry-run and --llm-batch apply to --distortions llm")
     clf = make_classifier(spec)
     old = signal.getsignal(signal.SIGTERM)
 
@@ -73,7 +98,7 @@ def selftest(
     signal.signal(signal.SIGTERM, on_term)
     try:
         with _Progress(quiet, noun="summaries") as progress:
-            agg = run_selftest(cfg, clf, emit=_adapter(progress))
+            agg = run_selftest(cfg, clf, emit=_adapter(progress), distorter=distorter)
     except KeyboardInterrupt:
         print(f"interrupted: finished summaries are saved in {out}/selftest; rerun the same command to resume", file=sys.stderr)
         raise typer.Exit(130) from None

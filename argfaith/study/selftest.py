@@ -54,6 +54,7 @@ __all__ = [
     "control_outcome",
     "choose_provisions",
     "load_written_distortions",
+    "plan_llm_distortions",
     "run_selftest",
     "aggregate_selftest",
     "render_selftest_markdown",
@@ -217,8 +218,9 @@ class SelftestConfig:
             raise ConfigurationError(f"--tau must be in [0, 1], got {self.tau}")
         if not (0.0 < self.epsilon <= 1.0):
             raise ConfigurationError(f"--epsilon must be in (0, 1], got {self.epsilon}")
-        if not (self.distortions == "rules" or self.distortions.startswith("written:")):
-            raise ConfigurationError(f"--distortions must be 'rules' or 'written:DIR', got {self.distortions!r}")
+        d = self.distortions
+        if not (d == "rules" or d.startswith("written:") or d == "llm" or d.startswith("llm:")):
+            raise ConfigurationError(f"--distortions must be 'rules', 'llm[:MODEL]' or 'written:DIR', got {d!r}")
 
     def key(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if k not in ("debates", "summaries", "out", "only", "classifier", "chunk_size")}
@@ -337,7 +339,8 @@ def _source_qbaf(debate: Any, folder: Path, cfg: SelftestConfig, clf: Any, fp: s
     return res.qbaf
 
 
-def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: Any, written: dict[str, list[Distortion]] | None) -> tuple[list[Distortion], dict[str, list[int]]]:
+def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: Any, written: dict[str, list[Distortion]] | None,
+                     llm: Any = None) -> tuple[list[Distortion], dict[str, list[int]]]:
     from argfaith.mining.units import proposal_units, summary_units
 
     units = list(summary_units(summ).units)
@@ -345,11 +348,34 @@ def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: An
     if written is not None:
         return [d for d in written.get(Path(sf.path).name, []) if d.kind in cfg.kinds], about
     disc, und = choose_provisions(about, cfg.provisions, cfg.undiscussed, f"{cfg.seed}:{sf.item_id}")
-    out = rule_distortions(summ, debate, disc, kinds=cfg.kinds)
     fab = [k for k in cfg.kinds if k.startswith("fabricate")]
+    make = llm.distortions if llm is not None else (lambda s, d, ps, kinds: rule_distortions(s, d, ps, kinds=kinds))
+    out = make(summ, debate, disc, list(cfg.kinds))
     if und and fab:
-        out += rule_distortions(summ, debate, und, kinds=fab)
+        out += make(summ, debate, und, fab)
     return out, about
+
+
+def plan_llm_distortions(cfg: SelftestConfig, distorter: Any) -> list[Any]:
+    """Every request ``--distortions llm`` would send (for the dry run; nothing is sent)."""
+    from argfaith.datasets.documents import load_debate, load_summary
+    from argfaith.mining.units import proposal_units, summary_units
+
+    reqs = []
+    for item in discover_study(cfg.debates, cfg.summaries, only=cfg.only or None).debates:
+        debate = None
+        for sf in item.summaries:
+            if sf.missing_text or sf.error is not None:
+                continue
+            debate = debate or load_debate(item.path)
+            summ = load_summary(sf.path)
+            about = sentences_about(list(summary_units(summ).units), proposal_units(debate))
+            disc, und = choose_provisions(about, cfg.provisions, cfg.undiscussed, f"{cfg.seed}:{sf.item_id}")
+            reqs += [p.request for p in distorter.plan(summ, debate, disc, list(cfg.kinds))]
+            fab = [k for k in cfg.kinds if k.startswith("fabricate")]
+            if und and fab:
+                reqs += [p.request for p in distorter.plan(summ, debate, und, fab)]
+    return reqs
 
 
 def _wrong_partner(items: Sequence[Any], i: int) -> tuple[Any, SummaryFile] | None:
@@ -371,6 +397,7 @@ def run_selftest(
     classifier: RelationClassifier,
     *,
     emit: Emit = _noop,
+    distorter: Any = None,
 ) -> dict[str, Any]:
     """Run (or resume) the self-test; returns the aggregate (also written to ``OUT/selftest``)."""
     from argfaith.datasets.documents import load_debate, load_summary
@@ -381,6 +408,11 @@ def run_selftest(
     t0 = time.perf_counter()
     corpus = discover_study(cfg.debates, cfg.summaries, only=cfg.only or None)
     written = load_written_distortions(Path(cfg.distortions.split(":", 1)[1])) if cfg.distortions.startswith("written:") else None
+    llm = distorter if cfg.distortions.startswith("llm") else None
+    if llm is None and cfg.distortions.startswith("llm"):
+        from argfaith.mining.distort_llm import LLMDistorter
+
+        llm = LLMDistorter(cfg.distortions.split(":", 1)[1] if ":" in cfg.distortions else None)
     inner = mining_classifier(classifier)
     fp = classifier_fingerprint(inner)
     clf_fp = FingerprintedClassifier(inner, fp)
@@ -419,7 +451,9 @@ def run_selftest(
             emit(("phase", item.debate_id, f"{sf.variant}: mining and distorting"))
             ts = time.perf_counter()
             summ = load_summary(sf.path)
-            dists, about = _distortions_for(cfg, sf, summ, debate, written)
+            if llm is not None:
+                llm.problems = []
+            dists, about = _distortions_for(cfg, sf, summ, debate, written, llm)
             qs0 = _mine_summary(summ, debate, cached, f"{item.debate_id}-{sf.variant}", cfg.chunk_size)
             qds: list[QBAF] = []
             applied: list[Distortion] = []
@@ -463,7 +497,8 @@ def run_selftest(
                 "pcr": {k: pcr0[k] for k in ("walk", "simple", "simple_complete", "walk_all_one")},
                 "source_pcr": {k: v for k, v in _pcr(q).items() if k != "ratios"},
                 "n_sentences": len(qs0.speech_arguments), "n_edges": len(qs0.attacks) + len(qs0.supports),
-                "discussed": {p: v for p, v in about.items() if v}, "distortions": rows, "notes": notes,
+                "discussed": {p: v for p, v in about.items() if v}, "distortions": rows,
+                "notes": notes + (llm.problems if llm is not None else []),
                 "seconds": round(time.perf_counter() - ts, 2), "cache": {"hits": cached.hits, "misses": cached.misses},
             }
             atomic_write_json(root / "items" / item.debate_id / f"{sf.variant}.json", record)

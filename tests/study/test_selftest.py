@@ -148,7 +148,7 @@ def test_config_validation(corpus: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="--epsilon"):
         _cfg(corpus, tmp_path, epsilon=0.0)
     with pytest.raises(ConfigurationError, match="--distortions"):
-        _cfg(corpus, tmp_path, distortions="llm")
+        _cfg(corpus, tmp_path, distortions="gpt")
 
 
 def test_render_markdown_handles_missing_rates() -> None:

@@ -60,50 +60,85 @@ def scores(y: list[str], pred: list[str]) -> dict[str, Any]:
     }
 
 
-def argmax(z: np.ndarray) -> list[str]:
-    return [CLASSES[i] for i in z.argmax(axis=1)]
+def auc(score: np.ndarray, positive: np.ndarray) -> float | None:
+    """Area under the ROC curve (ties averaged)."""
+    pos, neg = int(positive.sum()), int((~positive).sum())
+    if not pos or not neg:
+        return None
+    from scipy.stats import rankdata  # noqa: PLC0415 - benchmark-only dependency of the test extra
+
+    r = rankdata(score)
+    return round(float((r[positive].sum() - pos * (pos + 1) / 2) / (pos * neg)), 4)
 
 
-def honest_all_pairs(z: np.ndarray, labels: np.ndarray, parts: np.ndarray, genres: np.ndarray, folds: np.ndarray) -> np.ndarray:
-    """Logits + per-fold, per-genre offsets matched on the OTHER folds' exhaustive/summary pairs."""
-    out = z.astype(np.float64).copy()
-    for f in np.unique(folds):
-        for genre, part in GENRE_PART.items():
-            ref = (folds != f) & (parts == part)
-            tgt = (folds == f) & (genres == genre)
-            if not ref.any() or not tgt.any():
-                continue
-            shares = np.array([np.mean(labels[ref] == c) for c in CLASSES])
-            off = np.array(match_offsets(z[ref].astype(np.float64), shares).offsets)
-            out[tgt] += off
-    return out
+def decide(p_rel: np.ndarray, margin: np.ndarray, related: np.ndarray) -> list[str]:
+    return ["no relation" if not r else ("attack" if m > 0 else "support") for r, m in zip(related, margin)]
+
+
+def rule_from(p_rel: np.ndarray, margin: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """(threshold, stance offset) matching the labelled density and attack share (train_stance.py)."""
+    related = labels != "no relation"
+    t = float(np.quantile(p_rel, 1.0 - related.mean()))
+    share = (labels == "attack").sum() / max(1, related.sum())
+    pred = p_rel >= t
+    return t, float(-np.quantile(margin[pred], 1.0 - share)) if pred.any() else 0.0
 
 
 def quality(data: Path, oof_path: Path) -> dict[str, Any]:
     z = np.load(oof_path, allow_pickle=False)
-    ok = ~np.isnan(z["logits"][:, 0])
-    L, y, parts, genres, folds, groups = (z[k][ok] for k in ("logits", "labels", "parts", "genres", "folds", "groups"))
-    raw = argmax(L)
-    cal = argmax(honest_all_pairs(L, y, parts, genres, folds))
-    res: dict[str, Any] = {"oof": str(oof_path.relative_to(ROOT) if oof_path.is_relative_to(ROOT) else oof_path),
-                           "recipe": json.loads(str(z["recipe"])), "folds": int(len(np.unique(folds))),
+    ok = ~np.isnan(z["stage2"][:, 0])
+    s1, s2, y, parts, genres, folds, groups = (z[k][ok] for k in ("stage1", "stage2", "labels", "parts", "genres", "folds", "groups"))
+    p_rel = 1.0 - s1[:, 2].astype(np.float64)
+    margin = (s2[:, 0] - s2[:, 1]).astype(np.float64)
+    bal = decide(p_rel, margin, s1.argmax(axis=1) != 2)
+    # honest all-pairs rule: per fold and genre, thresholds fitted on the OTHER folds only
+    cal_rel = np.zeros(len(y), bool)
+    cal_margin = margin.copy()
+    for f in np.unique(folds):
+        for genre, part in GENRE_PART.items():
+            ref = (folds != f) & (parts == part)
+            tgt = (folds == f) & (genres == genre)
+            if ref.any() and tgt.any():
+                t, b = rule_from(p_rel[ref], margin[ref], y[ref])
+                cal_rel[tgt] = p_rel[tgt] >= t
+                cal_margin[tgt] = margin[tgt] + b
+    cal = decide(p_rel, cal_margin, cal_rel)
+    res: dict[str, Any] = {"oof": oof_path.name, "recipe": json.loads(str(z["recipe"])), "folds": int(len(np.unique(folds))),
                            "debates": int(len(np.unique(groups))), "stance": {}}
     for part in ["all", *sorted(set(parts))]:
         m = np.ones(len(y), bool) if part == "all" else parts == part
-        res["stance"][part] = {"raw": scores(list(y[m]), [raw[i] for i in np.flatnonzero(m)]),
-                               "all_pairs": scores(list(y[m]), [cal[i] for i in np.flatnonzero(m)])}
-    E, ey, eparts, egenres = z["eval_logits"], z["eval_labels"], z["eval_parts"], z["eval_genres"]
-    # the paper's debates: offsets matched on ALL out-of-fold logits of the genre (none of these pairs)
-    Ecal = E.astype(np.float64).copy()
+        idx = np.flatnonzero(m)
+        rel = (y[m] != "no relation")
+        st = idx[rel]
+        res["stance"][part] = {
+            "balanced": scores(list(y[m]), [bal[i] for i in idx]),
+            "all_pairs": scores(list(y[m]), [cal[i] for i in idx]),
+            "relatedness_auc": auc(p_rel[m], rel),
+            # stage 2 alone, on the truly related pairs: is the stance right?
+            "stance_given_related": scores(list(y[st]), ["attack" if margin[i] > 0 else "support" for i in st]) if len(st) else None,
+        }
+    E1, E2, ey, eparts, egenres = z["eval_stage1"], z["eval_stage2"], z["eval_labels"], z["eval_parts"], z["eval_genres"]
+    ep_rel = 1.0 - E1[:, 2].astype(np.float64)
+    e_margin = (E2[:, 0] - E2[:, 1]).astype(np.float64)
+    e_rel_all, e_margin_all = np.zeros(len(ey), bool), e_margin.copy()
     for genre, part in GENRE_PART.items():
         ref = parts == part
-        shares = np.array([np.mean(y[ref] == c) for c in CLASSES])
-        Ecal[egenres == genre] += np.array(match_offsets(L[ref].astype(np.float64), shares).offsets)
+        t, b = rule_from(p_rel[ref], margin[ref], y[ref])
+        g = egenres == genre
+        e_rel_all[g] = ep_rel[g] >= t
+        e_margin_all[g] = e_margin[g] + b
     res["paper_debates_cv_models"] = {}
     for part in sorted(set(eparts)):
         m = eparts == part
-        res["paper_debates_cv_models"][part] = {"raw": scores(list(ey[m]), argmax(E[m])),
-                                                "all_pairs": scores(list(ey[m]), argmax(Ecal[m]))}
+        idx = np.flatnonzero(m)
+        rel = ey[m] != "no relation"
+        st = idx[rel]
+        res["paper_debates_cv_models"][part] = {
+            "balanced": scores(list(ey[m]), decide(ep_rel[m], e_margin[m], E1[m].argmax(axis=1) != 2)),
+            "all_pairs": scores(list(ey[m]), decide(ep_rel[m], e_margin_all[m], e_rel_all[m])),
+            "relatedness_auc": auc(ep_rel[m], rel),
+            "stance_given_related": scores(list(ey[st]), ["attack" if e_margin[i] > 0 else "support" for i in st]) if len(st) else None,
+        }
     res["features"] = features_baselines(data, z, ok)
     return res
 
@@ -239,12 +274,16 @@ def print_quality(q: dict[str, Any]) -> None:
     print("| pairs | n | macro-F1 | F1 attack / support / none | related P / R | predicted vs labelled related |")
     print("| --- | ---: | ---: | --- | --- | --- |")
     for part, v in q["stance"].items():
-        print(line(f"{part} (arg-max)", v["raw"]))
+        print(line(f"{part} (balanced)", v["balanced"]))
         if part in ("exhaustive", "summary", "all"):
             print(line(f"{part} (all-pairs rule, per-fold)", v["all_pairs"]))
+        if v.get("stance_given_related"):
+            print(line(f"{part}: stance on related pairs", v["stance_given_related"]) + f" relatedness AUC {v['relatedness_auc']}")
     for part, v in q["paper_debates_cv_models"].items():
-        print(line(f"paper debates: {part} (arg-max)", v["raw"]))
+        print(line(f"paper debates: {part} (balanced)", v["balanced"]))
         print(line(f"paper debates: {part} (all-pairs rule)", v["all_pairs"]))
+        if v.get("stance_given_related"):
+            print(line(f"paper debates: {part}: stance on related", v["stance_given_related"]) + f" relatedness AUC {v['relatedness_auc']}")
     print("\nprevious default (features), same pairs")
     for part, v in q["features"]["shipped"].items():
         print(line(f"{part} shipped, balanced", v["balanced"]))

@@ -433,13 +433,14 @@ def nested_cross_validate(
 
 
 def trainer_for(name: str, **options: Any) -> Trainer:
-    """A function (pairs, labels, sample weights) → fitted classifier, for ``offline``,
-    ``embedding`` and ``majority``.
+    """A function (pairs, labels, sample weights) → fitted classifier, for ``features``,
+    ``embedding`` and ``majority`` (the default ``offline`` model is trained by
+    ``scripts/train_stance.py``, not per fold).
 
     ``options`` go to the training function (e.g. ``l2``). Raises :class:`ConfigurationError` for
     classifiers that cannot be trained.
     """
-    if name == "offline":
+    if name == "features":
         from argfaith.mining.classifiers.offline import default_idf_path, load_idf, train_offline_classifier
 
         idf = load_idf(default_idf_path())

@@ -55,10 +55,10 @@ def make_classifier(spec: str | None) -> tuple[Any, str]:
 
 
 def _cheap_classifier_factory():  # type: ignore[no-untyped-def]
-    """The cascade's cheap model: the offline classifier, built only if a cascade is used."""
+    """The cascade's cheap model: the pair-feature classifier, built only if a cascade is used."""
 
     def factory():  # type: ignore[no-untyped-def]
-        return make_classifier("offline")[0]
+        return make_classifier("features")[0]
 
     return factory
 

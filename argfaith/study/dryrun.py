@@ -120,7 +120,7 @@ def estimate_study_cost(
     if cascade_note:
         from argfaith.mining.classifiers.registry import make_classifier
 
-        cheap = lambda: make_classifier("offline")  # noqa: E731
+        cheap = lambda: make_classifier("features")  # noqa: E731
     debates = []
     skipped = []
     for i, d in enumerate(corpus.debates):

@@ -203,7 +203,7 @@ def _for_mining(classifier: RelationClassifier) -> RelationClassifier:
 def _cheap_factory(config: StudyConfig) -> Callable[[], RelationClassifier] | None:
     if not config.candidates.strip().lower().startswith("cascade"):
         return None
-    return lambda: _make_classifier("offline")
+    return lambda: _make_classifier("features")
 
 
 def _mine(plan: Any, clf: RelationClassifier, ckpt: Path, key: str, task: DebateTask, emit: EventCallback, label: str, document: str) -> Any:

@@ -547,6 +547,16 @@ def _rate(c: Counter[str], good: str) -> float | None:
     return round(c[good] / n, 4) if n else None
 
 
+def _warning_kind(w: str) -> str:
+    """``relation density [source]``: the warning's name and the side it is about."""
+    head = w.split(":")[0]
+    if "source QBAF" in w or "debate's QBAF" in w:
+        return f"{head} [source]"
+    if "summary QBAF" in w or "summary's QBAF" in w:
+        return f"{head} [summary]"
+    return head
+
+
 def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = "", config: SelftestConfig | None = None) -> dict[str, Any]:
     """Read every item and control file below ``OUT/selftest`` and count outcomes per distortion
     kind × metric, the controls' win rates, and the warnings fired."""
@@ -577,8 +587,8 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
                 o = ((d.get("pcr") or {}).get(f"p_{reading}") or {}).get("outcome")
                 if o and o != "n/a":
                     per_kind[d["kind"]][f"pcr_p_{reading}"][o] += 1
-        for w in r.get("warnings", []):
-            warnings[w.split(":")[0]] += 1
+        for w in set(_warning_kind(w) for w in r.get("warnings", [])):
+            warnings[w] += 1
         for d in r["distortions"]:
             per_kind[d["kind"]]["sigma"][d["sigma"]] += 1
             per_kind["all"]["sigma"][d["sigma"]] += 1
@@ -659,8 +669,8 @@ def render_selftest_markdown(agg: dict[str, Any]) -> str:
                 cell = lambda r: "—" if not v.get(r) or v[r]["mean"] is None else f"{v[r]['mean']:.2f} ({_fmt(v[r]['share_one'])})"  # noqa: E731
                 lines.append(f"| {g} | {cell('walk')} | {cell('simple')} |")
     if agg.get("warnings"):
-        lines += ["", "Degeneracy warnings fired on the real summaries:", ""]
-        lines += [f"- {w} ({n}×)" for w, n in sorted(agg["warnings"].items(), key=lambda x: -x[1])]
+        lines += ["", f"Degeneracy warnings fired on the {agg['summaries']} real summaries (summaries with the warning):", ""]
+        lines += [f"- {w}: {n}" for w, n in sorted(agg["warnings"].items(), key=lambda x: -x[1])]
     return "\n".join(lines) + "\n"
 
 

@@ -131,12 +131,12 @@ def test_cross_validate_trains_on_other_folds_only():
 
 def test_bench_relations_json_matches_the_library(tmp_path):
     out = tmp_path / "res" / "r.json"
-    r = run(["--data", str(PAIRS), "-c", "offline", "-c", "majority", "-c", "lexical", "--by", "corpus",
+    r = run(["--data", str(PAIRS), "-c", "features", "-c", "majority", "-c", "lexical", "--by", "corpus",
              "--format", "json", "--out", str(out)], tmp_path)
     assert r.returncode == 0, r.stderr
     payload = json.loads(r.stdout)
     assert json.loads(out.read_text(encoding="utf-8")) == payload
-    assert payload["n"] == 12 and [x["classifier"] for x in payload["results"]] == ["offline", "majority", "lexical"]
+    assert payload["n"] == 12 and [x["classifier"] for x in payload["results"]] == ["features", "majority", "lexical"]
     pairs = load_relation_pairs(PAIRS)
     for res in payload["results"]:
         lib = run_relation_benchmark(pairs, make_classifier(res["classifier"]))
@@ -148,9 +148,9 @@ def test_bench_relations_json_matches_the_library(tmp_path):
 
 
 def test_bench_relations_table_cv_and_limit(tmp_path):
-    r = run(["--data", str(PAIRS), "-c", "offline", "-c", "majority", "--cv", "3", "--limit", "10"], tmp_path)
+    r = run(["--data", str(PAIRS), "-c", "features", "-c", "majority", "--cv", "3", "--limit", "10"], tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "Table 2" in r.stdout and "offline (3-fold CV by source)" in r.stdout and "Accuracy" in r.stdout
+    assert "Table 2" in r.stdout and "features (3-fold CV by source)" in r.stdout and "Accuracy" in r.stdout
     assert "confusion" in r.stdout and "│ 10 │" in r.stdout
 
 
@@ -249,11 +249,11 @@ def test_in_sample_scores_of_the_shipped_weights_are_flagged(tmp_path):
     (tmp_path / "ep_relations_silver").mkdir()
     dev = tmp_path / "ep_relations_silver" / "dev.jsonl"  # the silver file the shipped weights were trained on
     dev.write_text(PAIRS.read_text(encoding="utf-8"), encoding="utf-8")
-    r = run(["--data", str(dev), "-c", "offline", "-c", "lexical", "--format", "json"], tmp_path)
+    r = run(["--data", str(dev), "-c", "features", "-c", "lexical", "--format", "json"], tmp_path)
     assert r.returncode == 0, r.stderr
     notes = {x["classifier"]: x["notes"] for x in json.loads(r.stdout)["results"]}
-    assert any("IN-SAMPLE" in n for n in notes["offline"]) and notes["lexical"] == []
-    r2 = run(["--data", str(PAIRS), "-c", "offline", "--format", "json"], tmp_path)
+    assert any("IN-SAMPLE" in n for n in notes["features"]) and notes["lexical"] == []
+    r2 = run(["--data", str(PAIRS), "-c", "features", "--format", "json"], tmp_path)
     assert json.loads(r2.stdout)["results"][0]["notes"] == []
 
 
@@ -266,16 +266,16 @@ def test_nested_cv_with_one_candidate_is_plain_cv_and_reports_choices():
     pairs = load_relation_pairs(PAIRS)
     extra = [RelationPair("extra source about uniforms", "1. Calls for school uniforms;", "support", target_kind="proposal")]
     for w in (0.0, 0.5):
-        plain = cross_validate(pairs, trainer_for("offline"), name="offline", k=3, seed=2,
+        plain = cross_validate(pairs, trainer_for("features"), name="features", k=3, seed=2,
                                extra_train=extra if w else (), extra_weight=w or 1.0)
-        nested = nested_cross_validate(pairs, {"only": (trainer_for("offline"), w)}, name="offline", k=3, inner_k=2,
+        nested = nested_cross_validate(pairs, {"only": (trainer_for("features"), w)}, name="features", k=3, inner_k=2,
                                        seed=2, extra_train=extra)
         assert nested.report == plain.report  # same folds, same training pairs
         assert nested.mode == "nested-cv" and nested.notes == ("fold 0: only", "fold 1: only", "fold 2: only")
     # Two candidates: a choice per fold, always one of them.
-    two = nested_cross_validate(pairs, {"majority": (trainer_for("majority"), 0.0), "offline": (trainer_for("offline"), 0.0)},
+    two = nested_cross_validate(pairs, {"majority": (trainer_for("majority"), 0.0), "features": (trainer_for("features"), 0.0)},
                                 name="sel", k=3, inner_k=2, seed=0)
-    assert len(two.notes) == 3 and all(n.split(": ")[1] in ("majority", "offline") for n in two.notes)
+    assert len(two.notes) == 3 and all(n.split(": ")[1] in ("majority", "features") for n in two.notes)
     with pytest.raises(ConfigurationError, match="at least one candidate"):
         nested_cross_validate(pairs, {}, name="x")
 
@@ -298,19 +298,19 @@ def _ep_pairs(tmp_path: Path) -> Path:
 def test_bench_relations_context_option(tmp_path):
     ep = ROOT / "tests" / "fixtures" / "mining" / "ep_debates"
     f = _ep_pairs(tmp_path)
-    r = run(["--data", str(f), "-c", "offline", "--context", str(ep), "--format", "json"], tmp_path, ARGFAITH_DATA=None)
+    r = run(["--data", str(f), "-c", "features", "--context", str(ep), "--format", "json"], tmp_path, ARGFAITH_DATA=None)
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)["results"][0]
     assert any("found for 5 speech argument lookups, missing for 0" in n for n in res["notes"]), res["notes"]
     # The library with the same context gives the same scores; without context the notes say nothing.
     from argfaith.bench.relations import DebateContexts
 
-    lib = run_relation_benchmark(load_relation_pairs(f), make_classifier("offline"), contexts=DebateContexts(ep))
+    lib = run_relation_benchmark(load_relation_pairs(f), make_classifier("features"), contexts=DebateContexts(ep))
     assert res["macro_f1"] == pytest.approx(lib.report.macro_f1)
-    r2 = run(["--data", str(f), "-c", "offline", "--context", "none", "--format", "json"], tmp_path, ARGFAITH_DATA=None)
+    r2 = run(["--data", str(f), "-c", "features", "--context", "none", "--format", "json"], tmp_path, ARGFAITH_DATA=None)
     assert r2.returncode == 0 and not any("debate context" in n for n in json.loads(r2.stdout)["results"][0]["notes"])
     # Auto-detection: $ARGFAITH_DATA/ep_debates.
-    r3 = run(["--data", str(f), "-c", "offline", "--format", "json"], tmp_path, ARGFAITH_DATA=str(ep.parent))
+    r3 = run(["--data", str(f), "-c", "features", "--format", "json"], tmp_path, ARGFAITH_DATA=str(ep.parent))
     assert any("found for 5" in n for n in json.loads(r3.stdout)["results"][0]["notes"])
     bad = run(["--data", str(f), "--context", str(tmp_path / "nowhere")], tmp_path, ARGFAITH_DATA=None)
     assert bad.returncode == 2 and "--context" in bad.stderr and "Traceback" not in bad.stderr

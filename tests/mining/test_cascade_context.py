@@ -41,13 +41,13 @@ def test_cascade_cheap_model_gets_the_same_queries_as_mining() -> None:
 def test_cascade_thresholds_the_balanced_posterior_whatever_the_prior() -> None:
     debate = load_debate(EP_DEBATE)
     full = plan_debate(debate)
-    balanced = make_classifier("offline")
+    balanced = make_classifier("features")
     p_bal = [p_no_relation(p) for p in balanced.classify(full.queries())]
-    p_all = [p_no_relation(p) for p in make_classifier("offline?prior=all-pairs").classify(full.queries())]
+    p_all = [p_no_relation(p) for p in make_classifier("features?prior=all-pairs").classify(full.queries())]
     assert p_bal != p_all  # the all-pairs scores really differ
     thr = sorted(p_bal)[len(p_bal) // 2]  # a threshold that splits the candidates
     expected = {(c.source_id, c.target_id) for c, p in zip(full.pairs, p_bal, strict=True) if p < thr}
-    for spec in ("offline", "offline?prior=all-pairs", "offline?prior=sampled"):
+    for spec in ("features", "features?prior=all-pairs", "features?prior=sampled"):
         cascade = Cascade(make_classifier(spec), threshold=thr)
         res = cascade.prune(list(full.pairs), {u.id: u for u in (*full.proposals, *full.speech)}, topic=full.topic,
                             contexts=full.contexts)
@@ -61,18 +61,18 @@ def test_cascade_without_context_would_differ() -> None:
     debate = load_debate(EP_DEBATE)
     full = plan_debate(debate)
     units = {u.id: u for u in (*full.proposals, *full.speech)}
-    with_ctx = Cascade(make_classifier("offline"), 0.6).prune(list(full.pairs), units, topic=full.topic, contexts=full.contexts)
-    without = Cascade(make_classifier("offline"), 0.6).prune(list(full.pairs), units, topic=full.topic)
+    with_ctx = Cascade(make_classifier("features"), 0.6).prune(list(full.pairs), units, topic=full.topic, contexts=full.contexts)
+    without = Cascade(make_classifier("features"), 0.6).prune(list(full.pairs), units, topic=full.topic)
     pw = [p_no_relation(with_ctx.predictions[(c.source_id, c.target_id)]) for c in full.pairs]
     po = [p_no_relation(without.predictions[(c.source_id, c.target_id)]) for c in full.pairs]
     assert pw != po
-    via_plan = plan_debate(debate, candidates="cascade:0.6", cheap_classifier=lambda: make_classifier("offline"))
+    via_plan = plan_debate(debate, candidates="cascade:0.6", cheap_classifier=lambda: make_classifier("features"))
     assert via_plan.pairs == with_ctx.kept
 
 
 def test_mine_cli_with_cascade(tmp_path) -> None:  # noqa: ANN001
     out = tmp_path / "q.json"
-    r = subprocess.run([sys.executable, "-m", "argfaith", "mine", str(EP_DEBATE), "--classifier", "offline",
+    r = subprocess.run([sys.executable, "-m", "argfaith", "mine", str(EP_DEBATE), "--classifier", "features",
                         "--candidates", "cascade:0.6", "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert out.is_file()

@@ -35,7 +35,7 @@ def _trained(l2: float) -> OfflineRelationClassifier:
 
 
 def test_same_weights_same_fingerprint_and_loading_twice_agrees() -> None:
-    a, b = make_classifier("offline"), make_classifier("offline")
+    a, b = make_classifier("features"), make_classifier("features")
     assert a.fingerprint == b.fingerprint and a.weights_digest == b.weights_digest
     assert "weights=" + a.weights_digest[:20] in a.fingerprint
 
@@ -48,22 +48,22 @@ def test_retraining_on_the_same_files_changes_the_fingerprint() -> None:
 
 
 def test_each_weight_component_changes_the_fingerprint() -> None:
-    base = make_classifier("offline")
+    base = make_classifier("features")
     fp = base.fingerprint
-    c = make_classifier("offline")
+    c = make_classifier("features")
     c.model = dataclasses.replace(c.model, coef=c.model.coef + 1e-9)
     assert c.fingerprint != fp
-    c = make_classifier("offline")
+    c = make_classifier("features")
     c.model = dataclasses.replace(c.model, impute=c.model.impute + 1e-9)
     assert c.fingerprint != fp
-    c = make_classifier("offline")
+    c = make_classifier("features")
     c.reference_scores = c.reference_scores.copy()
     c.reference_scores[0, 0] += 1
     assert c.fingerprint != fp
-    c = make_classifier("offline")
+    c = make_classifier("features")
     c.featurizer.idf = IdfTable(dict(c.featurizer.idf.idf, zzzz=1.0), c.featurizer.idf.default)
     assert c.fingerprint != fp
-    c = make_classifier("offline")
+    c = make_classifier("features")
     c.featurizer.idf.idf = dict(c.featurizer.idf.idf, zzzz=1.0)  # the table's dict replaced in place
     assert c.fingerprint != fp
     assert base.fingerprint == fp  # memo of the untouched instance still right
@@ -81,7 +81,7 @@ def test_weights_file_round_trip_keeps_the_digest(tmp_path: Path) -> None:
 
 
 def test_prior_changes_fingerprint_not_weights_digest() -> None:
-    raw = make_classifier("offline")
+    raw = make_classifier("features")
     twin = raw.with_prior("all-pairs")
     assert twin.weights_digest == raw.weights_digest and twin.fingerprint != raw.fingerprint
 

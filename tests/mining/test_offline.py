@@ -221,9 +221,10 @@ def test_shipped_embedding_classifier_end_to_end():
 
 
 def test_registry_names_and_specs(tmp_path):
-    assert set(available_classifiers()) >= {"offline", "embedding", "majority", "lexical", "claude", "recorded"}
+    assert set(available_classifiers()) >= {"offline", "features", "embedding", "majority", "lexical", "claude", "recorded"}
     assert parse_spec("claude:claude-haiku-4-5?prompt=few&mode=multi") == ("claude", "claude-haiku-4-5", {"prompt": "few", "mode": "multi"})
-    assert make_classifier("offline").name == "offline"
+    assert make_classifier("offline").name == "offline"  # the two-stage stance model
+    assert make_classifier("features").name == "features"  # the previous default
     assert make_classifier("majority?label=support").label == "support"
     assert make_classifier("lexical?threshold=0.3").threshold == 0.3
     c = make_classifier("claude:claude-haiku-4-5?prompt=few&cache=none")

@@ -216,13 +216,13 @@ def test_match_rule_needs_reference_scores():
 
 
 def test_registry_prior_options():
-    assert make_classifier("offline?prior=sampled").prior is SAMPLED
-    c = make_classifier("offline?prior=attack=0.1;support=0.2;no relation=0.7&decision=match")
+    assert make_classifier("features?prior=sampled").prior is SAMPLED
+    c = make_classifier("features?prior=attack=0.1;support=0.2;no relation=0.7&decision=match")
     assert c.prior.vector(c.model.classes) == pytest.approx([0.1, 0.2, 0.7]) and c.match is not None
     assert make_classifier("offline").prior is None
     with pytest.raises(ConfigurationError, match="unknown prior"):
-        make_classifier("offline?prior=flat")
+        make_classifier("features?prior=flat")
     with pytest.raises(ConfigurationError, match="decision= needs a prior="):
-        make_classifier("offline?decision=bayes")
+        make_classifier("features?decision=bayes")
     with pytest.raises(ConfigurationError, match="takes no options"):
-        make_classifier("offline?temperature=2")
+        make_classifier("features?temperature=2")

@@ -65,7 +65,7 @@ def test_documented_grouped_cv_on_the_ep_silver_pairs():
     ep = load_relation_pairs(Path(data) / "ep_relations_silver" / "dev.jsonl")
     llm = load_relation_pairs(ROOT / "data" / "ep_pairs_llm" / "pairs.jsonl")
     ctx = DebateContexts(Path(data) / "ep_debates")
-    r = cross_validate(ep, trainer_for("offline"), name="offline", k=5, seed=0, extra_train=llm, extra_weight=0.5, contexts=ctx)
+    r = cross_validate(ep, trainer_for("features"), name="features", k=5, seed=0, extra_train=llm, extra_weight=0.5, contexts=ctx)
     # benchmarks/relations.md: seed 0 of the grouped 5-fold CV with debate context; majority 0.245.
     assert r.report.macro_f1 == pytest.approx(0.463, abs=0.005)
     assert ctx.missing == 0 and ctx.found > 900

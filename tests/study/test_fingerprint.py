@@ -15,8 +15,8 @@ from .conftest import DEBATE_B, CountingClassifier
 
 
 def test_offline_weights_change_the_fingerprint() -> None:
-    a = make_classifier("offline")
-    b = make_classifier("offline")
+    a = make_classifier("features")
+    b = make_classifier("features")
     assert classifier_fingerprint(a) == classifier_fingerprint(b)
     # Same provenance string and prior, other weights (e.g. retrained with another l2): the offline
     # classifier's own fingerprint names provenance and prior only; the study's must differ.
@@ -26,8 +26,8 @@ def test_offline_weights_change_the_fingerprint() -> None:
 
 
 def test_idf_and_settings_change_the_fingerprint() -> None:
-    a = make_classifier("offline")
-    b = make_classifier("offline")
+    a = make_classifier("features")
+    b = make_classifier("features")
     b.featurizer.idf.idf = dict(b.featurizer.idf.idf, zzzz=1.0)
     assert classifier_fingerprint(a) != classifier_fingerprint(b)
     assert classifier_fingerprint(make_classifier("lexical?threshold=0.1")) != classifier_fingerprint(make_classifier("lexical?threshold=0.2"))
@@ -36,7 +36,7 @@ def test_idf_and_settings_change_the_fingerprint() -> None:
 def test_usage_does_not_change_the_fingerprint() -> None:
     from argfaith.mining.classifiers.base import PairQuery
 
-    a = make_classifier("offline")
+    a = make_classifier("features")
     before = classifier_fingerprint(a)
     a.classify([PairQuery("We support this.", "1. Welcomes the report;", topic="t")])
     assert classifier_fingerprint(a) == before

@@ -39,7 +39,7 @@ def test_streamed_mining_equals_the_pipeline(corpus: Path, monkeypatch: pytest.M
 
     monkeypatch.setattr(sources, "_CHUNK", 7)
     d = _debate(corpus)
-    clf = make_classifier("offline")
+    clf = make_classifier("features")
     stats = source_statistics(d, clf, units="sentences", taus=(0.2, 0.25))
     plan = plan_debate(d, units="sentences")
     q = run_plan(plan, clf).qbaf
@@ -63,7 +63,7 @@ def test_streamed_edges_are_the_pipelines(corpus: Path, monkeypatch: pytest.Monk
 
     monkeypatch.setattr(sources, "_CHUNK", 5)
     plan = plan_debate(_debate(corpus, did), units="sentences")
-    for clf in (CountingClassifier(), make_classifier("offline")):
+    for clf in (CountingClassifier(), make_classifier("features")):
         q = run_plan(plan, clf).qbaf
         qs, codes, _ = stream_source_qbaf(plan, clf)
         assert set(qs.attacks) == set(q.attacks) and set(qs.supports) == set(q.supports)

@@ -357,7 +357,7 @@ class PriorAwareClassifier:
     replaces a prior nobody chose).
     """
 
-    name = "offline"
+    name = "features"
     model: LinearModel
     _usage: Usage
     batch_size: int
@@ -475,7 +475,7 @@ class OfflineRelationClassifier(PriorAwareClassifier):
         Pairs featurised per progress tick.
     """
 
-    name = "offline"
+    name = "features"
 
     def __init__(
         self,

@@ -3,8 +3,9 @@
 Spec grammar: ``NAME[:ARG][?key=value&key=value]``.
 
 =====================  ===============================================================
-``offline``            the default light classifier (numpy, shipped weights; ``?prior=all-pairs``)
-``stance``             fine-tuned MiniLM cross-encoder (onnxruntime; ``?prior=all-pairs&model=DIR&threads=N``)
+``offline``            the default: relatedness (pair features) x stance (MiniLM cross-encoder, onnxruntime;
+                       ``?prior=all-pairs&model=DIR&threads=N``)
+``features``           the previous default: pair features + logistic regression, numpy only (``?prior=...&weights=FILE``)
 ``embedding``          MiniLM embeddings + features (extra ``embeddings``; ``?prior=...``)
 ``majority``           one label for all pairs (``?label=support``; default no relation)
 ``lexical``            TF-IDF overlap + polarity cues (``?threshold=0.15``)
@@ -32,7 +33,7 @@ from argfaith.mining.classifiers.base import RelationClassifier
 __all__ = ["make_classifier", "available_classifiers", "parse_spec", "TRAINABLE"]
 
 #: Names whose classifier can be retrained per fold (``bench relations --cv``).
-TRAINABLE = ("offline", "embedding", "majority")
+TRAINABLE = ("features", "embedding", "majority")
 
 
 def parse_spec(spec: str) -> tuple[str, str | None, dict[str, str]]:
@@ -55,15 +56,15 @@ def _no_options(name: str, opts: dict[str, str]) -> None:
         raise ConfigurationError(f"classifier {name!r} takes no options, got {', '.join(opts)}")
 
 
-def _offline(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
+def _features(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     from argfaith.mining.classifiers.offline import OfflineRelationClassifier, load_offline_model
 
     from argfaith.mining.classifiers._linear import LinearModel
 
-    _no_options("offline", {k: v for k, v in opts.items() if k not in ("weights", "prior", "decision")})
+    _no_options("features", {k: v for k, v in opts.items() if k not in ("weights", "prior", "decision")})
     prior, decision = opts.get("prior") or None, opts.get("decision") or None
     if decision is not None and prior is None:
-        raise ConfigurationError("offline: decision= needs a prior= (e.g. ?prior=all-pairs&decision=bayes)")
+        raise ConfigurationError("features: decision= needs a prior= (e.g. ?prior=all-pairs&decision=bayes)")
     if "weights" in opts:
         model, meta = load_offline_model(opts["weights"])
         clf = OfflineRelationClassifier(model, prior=prior, decision=decision,
@@ -82,13 +83,15 @@ def _embedding(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     return EmbeddingRelationClassifier(prior=opts.get("prior") or None, decision=opts.get("decision") or None)
 
 
-def _stance(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
+def _offline(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     from argfaith.mining.classifiers.stance import StanceRelationClassifier
 
-    _no_options("stance", {k: v for k, v in opts.items() if k not in ("prior", "decision", "model", "threads")})
+    _no_options("offline", {k: v for k, v in opts.items() if k not in ("prior", "decision", "model", "threads")})
     threads = opts.get("threads")
     if threads is not None and (not threads.isdigit() or int(threads) < 1):
-        raise ConfigurationError(f"stance: threads must be a positive integer, got {threads!r}")
+        raise ConfigurationError(f"offline: threads must be a positive integer, got {threads!r}")
+    if opts.get("decision") and not opts.get("prior"):
+        raise ConfigurationError("offline: decision= needs a prior= (e.g. ?prior=all-pairs)")
     return StanceRelationClassifier(opts.get("model") or None, prior=opts.get("prior") or None,
                                     decision=opts.get("decision") or None, threads=int(threads) if threads else None)
 
@@ -136,8 +139,7 @@ def _recorded(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
 
 _FACTORIES: dict[str, Callable[[str | None, dict[str, str]], RelationClassifier]] = {
     "offline": _offline,
-    "features": _offline,
-    "stance": _stance,
+    "features": _features,
     "embedding": _embedding,
     "majority": _majority,
     "lexical": _lexical,

@@ -15,7 +15,7 @@ from argfaith.cli.evaluate import CoverageSalience as SalienceName
 
 if TYPE_CHECKING:
     from argfaith.datasets.kpa import KPAData
-    from argfaith.metrics.kpa import KPAScore
+    from argfaith.kpa.track1 import KPAScore
 
 kpa_app = typer.Typer(
     help="Key point analysis: KPA 2021 Track 1 scoring and matching, soft P/R/F1 of generated key points, "
@@ -126,7 +126,7 @@ def score_cmd(
     """KPA 2021 Track 1: strict and relaxed mAP (plain and scaled AP variants) of a predictions file."""
     from argfaith.datasets.kpa import load_kpa
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa import kpa_track1_score, load_kpa_predictions
+    from argfaith.kpa.track1 import kpa_track1_score, load_kpa_predictions
 
     if not 0.0 < top_fraction <= 1.0:
         raise ConfigurationError(f"--top-fraction must be in (0, 1], got {top_fraction}")
@@ -160,11 +160,11 @@ def build_matcher(
     from argfaith.datasets.kpa import load_kpa
     from argfaith.datasets.paths import cache_dir
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa_matcher import MatcherModel, SentenceEncoder, make_matcher
+    from argfaith.kpa.matchers import MatcherModel, SentenceEncoder, make_matcher
 
     info: dict[str, Any] = {}
     if name == "claude":
-        from argfaith.metrics.kpa_matcher import ClaudeKeyPointJudge
+        from argfaith.kpa.matchers import ClaudeKeyPointJudge
 
         llm_cache = (cache / "llm-requests.sqlite") if cache is not None else "default"
         return ClaudeKeyPointJudge(model=claude_model, cache=llm_cache, batch=batch), info
@@ -219,7 +219,7 @@ def match_cmd(
     """Match arguments to key points: write Track 1 predictions {arg_id: {kp_id: score}}."""
     from argfaith.datasets.kpa import load_kpa
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa import kpa_track1_score, save_kpa_predictions
+    from argfaith.kpa.track1 import kpa_track1_score, save_kpa_predictions
 
     if save_model is not None and matcher.value not in ("lexical", "hybrid"):
         raise ConfigurationError(f"--save-model: the {matcher.value} matcher has no fitted model")
@@ -272,7 +272,7 @@ def soft_cmd(
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
 ) -> None:
     """Soft precision / recall / F1 and ROUGE of generated key points against reference ones."""
-    from argfaith.metrics.keypoints import evaluate_key_points
+    from argfaith.kpa.keypoints import evaluate_key_points
 
     g = read_key_point_sets(generated, "generated")
     r = read_key_point_sets(reference, "reference")
@@ -322,8 +322,8 @@ def structure_cmd(
     """Structure metrics of a KPA output: global cluster precision, uniqueness, true unmatched rate."""
     from argfaith.datasets.kpa import load_kpa, load_kpa_labels
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa import load_kpa_predictions
-    from argfaith.metrics.kpa_structure import (
+    from argfaith.kpa.track1 import load_kpa_predictions
+    from argfaith.kpa.structure import (
         assignments_from_predictions,
         kpa_structure,
         load_assignments,

@@ -1,8 +1,9 @@
 """argfaith.metrics — QBAFs → numbers: the paper's faithfulness metrics, alignment-based
 supplementary metrics, text baselines, explanations and the evaluation report.
 
-The most used names are re-exported here; KPA / coverage / classification metrics live in their
-own modules (:mod:`argfaith.metrics.kpa`, ...). Heavy optional dependencies (torch,
+The most used names are re-exported here; coverage and classification metrics live in their own
+modules (:mod:`argfaith.metrics.coverage`, ...); key point analysis is a part of its own,
+:mod:`argfaith.kpa`. Heavy optional dependencies (torch,
 sentence-transformers) are imported only inside the functions that need them.
 """
 

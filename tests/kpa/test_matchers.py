@@ -12,8 +12,8 @@ import pytest
 
 from argfaith.datasets.kpa import KPAData, load_kpa
 from argfaith.errors import ConfigurationError, DataFormatError, MissingExtraError
-from argfaith.metrics.kpa import kpa_track1_score
-from argfaith.metrics.kpa_matcher import (
+from argfaith.kpa.track1 import kpa_track1_score
+from argfaith.kpa.matchers import (
     LEXICAL_FAMILIES,
     LearnedMatcher,
     MatcherModel,

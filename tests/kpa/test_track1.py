@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from argfaith.datasets.kpa import KeyPoint, KPAData, KPArgument, load_kpa
 from argfaith.errors import DataFormatError
-from argfaith.metrics.kpa import (
+from argfaith.kpa.track1 import (
     average_precision,
     best_key_points,
     kpa_track1_score,

@@ -120,6 +120,41 @@ class _Progress:
                 self.bar.remove_task(self.tasks.pop(key))
 
 
+def _run_source_only(
+    debates: Path, out: Path, *, classifier: str, candidates: str, units: str, segmenter: str, taus: tuple[float, ...],
+    jobs: int, only: tuple[str, ...], quiet: bool, plots: bool,
+) -> None:
+    """The ``--source-only`` branch of ``argfaith study`` (progress, interruption, summary)."""
+    from argfaith.errors import ConfigurationError
+    from argfaith.study.sources import run_source_stats
+
+    if candidates != "all":
+        raise ConfigurationError("--source-only mines all pairs (it reports the pair counts of every strategy); drop --candidates")
+    if units == "auto":
+        units = "sentences"  # one unit for every debate of the corpus (human spans exist for 3 only)
+    old = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        with _Progress(quiet, noun="debates") as progress:
+            s = run_source_stats(debates, out, classifier=classifier, units=units, segmenter=segmenter, taus=taus, jobs=jobs,
+                                 only=only, plots=plots, on_event=progress)
+    except KeyboardInterrupt:
+        print(f"interrupted: finished debates are saved in {out / 'sources'}; rerun the same command to resume", file=sys.stderr)
+        raise typer.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    typer.echo((out / "source_stats.md").read_text(encoding="utf-8"))
+    typer.echo(f"{s['debates_ok']} of {s['debates']} debates ({s['debates_reused']} reused); this run {s['wall_seconds_this_run']:.0f} s wall; "
+               f"outputs: {out / 'source_stats.csv'}, {out / 'source_stats.json'}")
+    if s["debates_failed"]:
+        typer.echo("FAILED or missing: " + ", ".join(s["debates_failed"]))
+        raise typer.Exit(1)
+
+
 def _dry_run(config: Any, corpus: Any, classifier: str, model: str | None, fmt: DryRunFormat, quiet: bool, reason: str | None) -> None:
     from argfaith.study.dryrun import estimate_study_cost, format_study_cost
 
@@ -187,7 +222,6 @@ def study(
     deb_dir, sum_dir = _resolve_dirs(debates, summaries, data, need_summaries)
     if source_only:
         from argfaith.llm.client import api_key_available
-        from argfaith.study.sources import run_source_stats_cli
 
         if (classifier or "").strip().lower().startswith("claude") and not api_key_available():
             raise ConfigurationError(
@@ -197,7 +231,7 @@ def study(
         if dry_run:
             raise ConfigurationError("--dry-run prices the study's debates and summaries; it does not apply to --source-only")
 
-        run_source_stats_cli(deb_dir, out, classifier=classifier or "offline", candidates=candidates, units=units,
+        _run_source_only(deb_dir, out, classifier=classifier or "offline", candidates=candidates, units=units,
                              segmenter=segmenter, taus=_parse_taus(tau), jobs=jobs, only=tuple(only or ()), quiet=quiet,
                              plots=plots)
         return

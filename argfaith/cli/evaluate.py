@@ -153,7 +153,8 @@ def evaluate_files(
     """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
     before rendering)."""
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.alignment import FileAligner, make_aligner
+    from argfaith.metrics.aligners import make_aligner
+    from argfaith.metrics.alignment import FileAligner
     from argfaith.metrics.evaluate import evaluate_many
     from argfaith.qbaf import load_qbaf
 

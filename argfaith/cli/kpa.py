@@ -411,7 +411,8 @@ def coverage_cmd(
 ) -> None:
     """Argument coverage of a summary: share of the k most salient source arguments it covers (next to π_sar)."""
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.alignment import FileAligner, make_aligner
+    from argfaith.metrics.aligners import make_aligner
+    from argfaith.metrics.alignment import FileAligner
     from argfaith.metrics.coverage import argument_coverage
     from argfaith.qbaf import load_qbaf
 

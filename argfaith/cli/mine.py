@@ -157,7 +157,7 @@ def mine(
     cheap = _cheap_classifier_factory() if uses_cascade else None
     extraction = None
     summ = load_summary(summary) if summary is not None else None
-    from argfaith.mining.segment import make_segmenter
+    from argfaith.mining.segmenters import make_segmenter
 
     seg: Any = make_segmenter(segmenter, llm_kind="summary" if summ is not None else "speech")
     uses_llm_units = hasattr(seg, "prefetch") and (

@@ -8,7 +8,6 @@ sentence-transformers) are imported only inside the functions that need them.
 """
 
 from argfaith.metrics.alignment import (
-    ALIGNMENT_METHODS,
     AlignedPair,
     Aligner,
     AlignItem,
@@ -20,9 +19,9 @@ from argfaith.metrics.alignment import (
     LexicalAligner,
     align_qbafs,
     load_alignment,
-    make_aligner,
     save_alignment,
 )
+from argfaith.metrics.aligners import ALIGNMENT_METHODS, make_aligner
 from argfaith.metrics.evaluate import evaluate, evaluate_many
 from argfaith.metrics.explain import ArgumentInfluence, ProposalExplanation, argument_influences, explain_proposals
 from argfaith.metrics.faithfulness import (

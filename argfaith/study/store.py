@@ -14,12 +14,13 @@ import json
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from argfaith.errors import DataFormatError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "read_json_file", "Manifest", "MANIFEST_NAME"]
+__all__ = ["StudyPaths", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "read_json_file", "Manifest", "MANIFEST_NAME"]
 
 MANIFEST_NAME = "study.json"
 
@@ -134,3 +135,34 @@ class Manifest:
     def save(self) -> None:
         self.data["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         atomic_write_json(self.path, self.data)
+
+
+@dataclass(frozen=True)
+class StudyPaths:
+    """Where everything of a study lives below ``out``."""
+
+    out: Path
+
+    def mined(self, tag: str, debate_id: str) -> Path:
+        return self.out / "mined" / tag / debate_id
+
+    def source_qbaf(self, tag: str, debate_id: str) -> Path:
+        return self.mined(tag, debate_id) / "source.json"
+
+    def source_checkpoint(self, tag: str, debate_id: str) -> Path:
+        return self.mined(tag, debate_id) / "source.pairs.jsonl"
+
+    def summary_qbaf(self, tag: str, debate_id: str, variant: str) -> Path:
+        return self.mined(tag, debate_id) / f"{variant}.json"
+
+    def summary_checkpoint(self, tag: str, debate_id: str, variant: str) -> Path:
+        return self.mined(tag, debate_id) / f"{variant}.pairs.jsonl"
+
+    def report(self, debate_id: str, variant: str, suffix: str = ".json") -> Path:
+        return self.out / "reports" / debate_id / f"{variant}{suffix}"
+
+    def source_report(self, debate_id: str) -> Path:
+        return self.out / "reports" / debate_id / "source.json"
+
+    def row(self, debate_id: str, variant: str) -> Path:
+        return self.out / "rows" / debate_id / f"{variant}.json"

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import FOLDS, ITERATIONS, NONNEGATIVE
 
 bench_app = typer.Typer(help="Benchmarks: relation classifiers, key point matching.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
@@ -127,14 +128,14 @@ def _contexts(raw: str | None, pairs_path: Path) -> Any:
 def bench_relations(
     data: Annotated[Path, typer.Option("--data", help="Labelled pair file: Amelia CSV, or CSV/TSV/JSONL with source,target,label (relative paths are also looked up under $ARGFAITH_DATA).")],
     classifier: Annotated[Optional[list[str]], typer.Option("--classifier", "-c", help="Classifier spec (repeatable): offline, embedding, majority, lexical, claude[:MODEL][?prompt=few], recorded:FILE.")] = None,
-    limit: Annotated[Optional[int], typer.Option(min=1, help="Use only the first N pairs.")] = None,
+    limit: Annotated[Optional[int], typer.Option(callback=ITERATIONS, help="Use only the first N pairs (>= 1).")] = None,
     by: Annotated[Optional[str], typer.Option("--by", help="Break results down by a pair field: corpus, topic or target_kind.")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="table (rich) or json (stdout).")] = OutputFormat.table,
     out: Annotated[Optional[Path], typer.Option("--out", help="Also write the results as JSON to this file.")] = None,
-    cv: Annotated[int, typer.Option("--cv", min=0, help="K-fold cross-validation for trainable classifiers (offline, embedding, majority); 0 = classify with the shipped weights.")] = 0,
+    cv: Annotated[int, typer.Option("--cv", callback=FOLDS, help="K-fold cross-validation for trainable classifiers (offline, embedding, majority); 0 = classify with the shipped weights.")] = 0,
     group_by: Annotated[str, typer.Option("--group-by", help="CV fold grouping key: source (no source argument in two folds), target, corpus, topic.")] = "source",
     extra_train: Annotated[Optional[Path], typer.Option("--extra-train", help="CV only: extra labelled pairs added to every training fold.")] = None,
-    extra_weight: Annotated[float, typer.Option("--extra-weight", min=0.0, help="CV only: sample weight of --extra-train pairs.")] = 0.5,
+    extra_weight: Annotated[float, typer.Option("--extra-weight", callback=NONNEGATIVE, help="CV only: sample weight (>= 0) of --extra-train pairs.")] = 0.5,
     seed: Annotated[int, typer.Option(help="CV fold assignment seed.")] = 0,
     label_map: Annotated[Optional[str], typer.Option("--label-map", help="Raw label mapping, e.g. '0=no relation,1=support,-1=attack'.")] = None,
     columns: Annotated[Optional[str], typer.Option("--columns", help="Column names, e.g. 'source=premise,target=claim,label=rel,corpus=dataset'.")] = None,

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, UNIT
 from argfaith.cli.engine import SolverMethod
 
 __all__ = ["evaluate", "evaluate_files"]
@@ -285,14 +286,14 @@ def evaluate(
     candidates: Annotated[str, typer.Option(help="Candidate pairs when mining: all | topk:K | random:K | cascade:P.")] = "all",
     mined_dir: Annotated[Optional[Path], typer.Option(help="Where mined QBAFs and their resumable checkpoints go (default: $ARGFAITH_CACHE/mined/<debate>-<hash>).")] = None,
     tau: Annotated[Optional[str], typer.Option("--tau", help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
-    epsilon: Annotated[float, typer.Option(help="ε of ε-accuracy π_εa.")] = 0.1,
-    tolerance: Annotated[float, typer.Option(help="Tolerance of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
+    epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of ε-accuracy π_εa, in (0, 1].")] = 0.1,
+    tolerance: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Tolerance (>= 0) of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
     proposals: Annotated[ProposalPolicy, typer.Option(help="'exact': proposal sets must match (else an error naming the ids); 'intersection': evaluate on the shared proposals and report the rest.")] = ProposalPolicy.exact,
     alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary. Enables π_sap, π_sar, π_pcc.")] = None,
     align: Annotated[Optional[AlignMethod], typer.Option("--align", help="Align speech arguments automatically (enables π_sap, π_sar, π_pcc).")] = None,
-    coverage_k: Annotated[int, typer.Option(min=0, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
+    coverage_k: Annotated[int, typer.Option(callback=COUNT, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
     coverage_salience: Annotated[CoverageSalience, typer.Option(help="Salience ranking the arguments of π_cov: strength (σ), influence, degree or replies.")] = CoverageSalience.strength,
-    align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
+    align_threshold: Annotated[Optional[float], typer.Option(callback=UNIT, help="Similarity threshold in [0, 1] for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
     align_measure: Annotated[Optional[str], typer.Option(help="--align lexical: 'tfidf' (default) or 'token_f1'.")] = None,
     align_model: Annotated[Optional[Path], typer.Option(help="--align embedding: a local sentence-transformers model directory (default: all-MiniLM-L6-v2 from the embeddings extra).")] = None,
     llm_model: Annotated[Optional[str], typer.Option(help="--align llm: Claude model id (default: argfaith.llm.DEFAULT_MODEL). Needs ANTHROPIC_API_KEY unless every request is cached.")] = None,
@@ -300,13 +301,13 @@ def evaluate(
     format: Annotated[Optional[OutputFormat], typer.Option("--format", help="Output format (default: from --out's suffix, else table).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the report to this file instead of stdout.")] = None,
     solver: Annotated[SolverMethod, typer.Option(help="DF-QuAD solver for cyclic summary QBAFs.")] = SolverMethod.sync,
-    max_iter: Annotated[int, typer.Option(help="Iteration budget per cyclic component.")] = 10_000,
-    tol: Annotated[float, typer.Option(help="Solver convergence tolerance.")] = 1e-9,
+    max_iter: Annotated[int, typer.Option(callback=ITERATIONS, help="Iteration budget per cyclic component (>= 1).")] = 10_000,
+    tol: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Solver convergence tolerance (>= 0).")] = 1e-9,
     strict: Annotated[bool, typer.Option(help="Fail (exit 2) when a QBAF's strengths do not converge.")] = False,
     pcr_reading: Annotated[PathReading, typer.Option("--pcr-reading", help="Paths of pro/con (π_pcr, π_pcc): walk (PAPER.md §3) or simple (exact within --path-budget steps; degenerate cyclic summaries get informative ratios).")] = PathReading.walk,
     path_budget: Annotated[int, typer.Option(min=1, help="--pcr-reading simple: search steps per proposal before the result is reported as a lower bound.")] = 200_000,
     explain: Annotated[bool, typer.Option(help="Per-proposal explanations (arguments ranked by influence).")] = True,
-    explain_top: Annotated[int, typer.Option(help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
+    explain_top: Annotated[int, typer.Option(callback=COUNT, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
     qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output.")] = True,
     source_text: Annotated[Optional[Path], typer.Option(help="Debate document (JSON debate, transcript, EP folder or .txt) for text baselines.")] = None,
     summary_text: Annotated[Optional[list[Path]], typer.Option(help="Summary text file(s) for text baselines, one per --summary.")] = None,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import FINITE, FRACTION, ITERATIONS, UNIT
 from argfaith.cli.evaluate import CoverageSalience as SalienceName
 
 if TYPE_CHECKING:
@@ -119,17 +120,14 @@ def score_cmd(
     predictions: Annotated[Path, typer.Option("--predictions", "-p", help="Predictions JSON {arg_id: {kp_id: score}}.")],
     data: DataOpt = None,
     split: SplitOpt = "dev",
-    top_fraction: Annotated[float, typer.Option(help="Share of each group's arguments kept (official: 0.5).")] = 0.5,
+    top_fraction: Annotated[float, typer.Option(callback=FRACTION, help="Share of each group's arguments kept, in (0, 1] (official: 0.5).")] = 0.5,
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the JSON result here.")] = None,
 ) -> None:
     """KPA 2021 Track 1: strict and relaxed mAP (plain and scaled AP variants) of a predictions file."""
     from argfaith.datasets.kpa import load_kpa
-    from argfaith.errors import ConfigurationError
     from argfaith.kpa.track1 import kpa_track1_score, load_kpa_predictions
 
-    if not 0.0 < top_fraction <= 1.0:
-        raise ConfigurationError(f"--top-fraction must be in (0, 1], got {top_fraction}")
     d = load_kpa(data, split)
     p = load_kpa_predictions(predictions)
     s = kpa_track1_score(p, d, top_fraction=top_fraction)
@@ -311,7 +309,7 @@ def soft_cmd(
 def structure_cmd(
     assignments: Annotated[Optional[Path], typer.Option(help="CSV arg_id,key_point_id (empty key point = unmatched).")] = None,
     predictions: Annotated[Optional[Path], typer.Option("--predictions", "-p", help="Track 1 predictions JSON instead of --assignments (needs --threshold).")] = None,
-    threshold: Annotated[Optional[float], typer.Option(help="With --predictions: match an argument to its best key point if its score is at least this.")] = None,
+    threshold: Annotated[Optional[float], typer.Option(callback=FINITE, help="With --predictions: match an argument to its best key point if its score is at least this.")] = None,
     data: DataOpt = None,
     split: Annotated[Optional[str], typer.Option("--split", help="ArgKP split: its arguments/key points, and its labels as match judgements.")] = None,
     match_judgements: Annotated[Optional[Path], typer.Option(help="CSV arg_id,key_point_id,label (default with --split: the split's labels).")] = None,
@@ -403,9 +401,9 @@ def coverage_cmd(
     summary: Annotated[Path, typer.Argument(help="Summary QBAF JSON.")],
     align: Annotated[Optional[AlignName], typer.Option(help="How summary arguments are matched to source arguments (default: id).")] = None,
     alignment: Annotated[Optional[Path], typer.Option(help="A precomputed alignment file instead of --align.")] = None,
-    align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for lexical / embedding alignment.")] = None,
-    k: Annotated[int, typer.Option("--k", help="Number of salient source arguments.")] = 10,
-    fraction: Annotated[Optional[float], typer.Option(help="Instead of --k: this share of the source speech arguments.")] = None,
+    align_threshold: Annotated[Optional[float], typer.Option(callback=UNIT, help="Similarity threshold in [0, 1] for lexical / embedding alignment.")] = None,
+    k: Annotated[int, typer.Option("--k", callback=ITERATIONS, help="Number of salient source arguments (>= 1).")] = 10,
+    fraction: Annotated[Optional[float], typer.Option(callback=FRACTION, help="Instead of --k: this share, in (0, 1], of the source speech arguments.")] = None,
     salience: Annotated[SalienceName, typer.Option(help="strength (DF-QuAD σ), influence (on proposal strengths), degree, replies.")] = SalienceName.strength,
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
 ) -> None:

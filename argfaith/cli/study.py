@@ -22,6 +22,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS
 from argfaith.cli.engine import TableOrJson as DryRunFormat
 
 
@@ -197,13 +198,13 @@ def study(
     units: Annotated[str, typer.Option(help="Source speech arguments: auto (human spans when annotated) | spans | sentences.")] = "auto",
     segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
     tau: Annotated[str, typer.Option(help="Speech base score(s) τ, e.g. 0.15,0.2,0.25 (Table 6); tables use 0.2 when listed.")] = "0.15,0.2,0.25",
-    epsilon: Annotated[float, typer.Option(min=0.0, help="ε of π_εa.")] = 0.1,
+    epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
     baselines: Annotated[str, typer.Option(help="Text baselines: auto (ROUGE; BERTScore with the embeddings extra; NLI with --nli-model) | none | rouge,bertscore,nli.")] = "auto",
     bertscore_model: Annotated[Optional[Path], typer.Option(help="Local Hugging Face encoder for BERTScore (default all-MiniLM-L6-v2, extra 'embeddings').")] = None,
     nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (enables the NLI baseline).")] = None,
-    explain_top: Annotated[int, typer.Option(min=0, help="Per summary, explain this many proposals that moved most (0: none).")] = 3,
-    top_moves: Annotated[int, typer.Option(min=0, help="Proposals per summary in the Table-4 view.")] = 5,
-    jobs: Annotated[int, typer.Option(min=1, help="Debates processed in parallel (worker processes).")] = 1,
+    explain_top: Annotated[int, typer.Option(callback=COUNT, help="Per summary, explain this many proposals that moved most (0: none).")] = 3,
+    top_moves: Annotated[int, typer.Option(callback=COUNT, help="Proposals per summary in the Table-4 view.")] = 5,
+    jobs: Annotated[int, typer.Option(callback=ITERATIONS, help="Debates processed in parallel (worker processes, >= 1).")] = 1,
     only: Annotated[Optional[list[str]], typer.Option(help="Only this debate id (repeatable).")] = None,
     source_only: Annotated[bool, typer.Option("--source-only", help="Source-only statistics of every debate (no summaries): units, pairs per strategy, QBAF sizes, proposal strengths.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: print the pairs and the estimated Claude cost of the whole study.")] = False,
@@ -211,7 +212,7 @@ def study(
     model: Annotated[Optional[str], typer.Option(help="Claude model id priced by the dry run (default: the classifier's).")] = None,
     html: Annotated[bool, typer.Option("--html/--no-html", help="Write HTML reports and the index.")] = True,
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write the plots (PNG + SVG).")] = True,
-    chunk_size: Annotated[int, typer.Option(min=1, help="Pairs per classifier call between checkpoints.")] = 2000,
+    chunk_size: Annotated[int, typer.Option(callback=ITERATIONS, help="Pairs per classifier call between checkpoints (>= 1).")] = 2000,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Run the case study: every debate with summaries → QBAFs → metrics, tables, reports, plots."""

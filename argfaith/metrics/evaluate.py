@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from argfaith.errors import ConfigurationError
 from argfaith.metrics.alignment import Aligner, Alignment, align_qbafs
 from argfaith.metrics.explain import ProposalExplanation, explain_proposals
 from argfaith.metrics.faithfulness import (
@@ -71,13 +72,11 @@ class SideAnalysis:
 
 def _check_unit(name: str, v: float | None) -> None:
     if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and 0.0 <= v <= 1.0):
-        raise ValueError(f"{name} must be in [0, 1], got {v!r}")
+        raise ConfigurationError(f"{name} must be in [0, 1], got {v!r}")
 
 
 def parse_taus(text: str) -> list[float]:
     """Parse ``"0.15,0.2,0.25"`` into floats in [0, 1] (the CLI's ``--tau``)."""
-    from argfaith.errors import ConfigurationError
-
     out = []
     for part in text.split(","):
         part = part.strip()
@@ -361,16 +360,16 @@ def _coverage(
 
 def _check_coverage(coverage_k: int | None, coverage_salience: str) -> None:
     if coverage_k is not None and (isinstance(coverage_k, bool) or not isinstance(coverage_k, int) or coverage_k < 1):
-        raise ValueError(f"coverage_k must be a positive integer or None, got {coverage_k!r}")
+        raise ConfigurationError(f"coverage_k must be a positive integer or None, got {coverage_k!r}")
     if coverage_salience not in SALIENCE_MEASURES:
-        raise ValueError(f"coverage_salience must be one of {', '.join(SALIENCE_MEASURES)}, got {coverage_salience!r}")
+        raise ConfigurationError(f"coverage_salience must be one of {', '.join(SALIENCE_MEASURES)}, got {coverage_salience!r}")
 
 
 def _check_settings(epsilon: float, tolerance: float, tau: float | None) -> None:
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        raise ConfigurationError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if not (isinstance(tolerance, (int, float)) and math.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+        raise ConfigurationError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
     _check_unit("tau", tau)
 
 
@@ -513,7 +512,7 @@ def evaluate_many(
         al_list = list(alignments) if alignments is not None else [None] * n
     tb = list(text_baselines) if text_baselines is not None else [None] * n
     if not (len(paths) == len(al_list) == len(tb) == n):
-        raise ValueError("summary_paths, alignments and text_baselines must have one entry per summary")
+        raise ConfigurationError("summary_paths, alignments and text_baselines must have one entry per summary")
     matches = [match_proposals(source, s, on_mismatch=on_mismatch) for s in summaries]  # fail fast
     resolved = [_resolve_alignment(source, s, a) for s, a in zip(summaries, al_list)]
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,

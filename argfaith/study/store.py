@@ -74,17 +74,12 @@ def read_json_file(path: str | Path, *, missing_ok: bool = True) -> Any:
     DataFormatError
         The file exists but is not valid JSON (names file, line and column).
     """
+    from argfaith.textio import read_json
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if missing_ok:
-            return None
-        raise DataFormatError(f"{p}: no such file") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataFormatError(f"{p}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    if missing_ok and not p.exists():
+        return None
+    return read_json(p)
 
 
 class Manifest:

@@ -265,7 +265,7 @@ def mine_documents(
             out = root / f"{stem}.json"
             save_qbaf(r.qbaf, out)
             out_summaries.append(out)
-    err.print(f"mined QBAFs (classifier {spec}) saved in {root}", highlight=False, markup=False)
+    err.print(f"mined QBAFs (classifier {spec}) saved in {root}", highlight=False, markup=False, soft_wrap=True)
     return src_path, out_summaries
 
 

@@ -46,7 +46,7 @@ SplitOpt = Annotated[str, typer.Option("--split", help="Split to score/match (tr
 def _warn(msg: str) -> None:
     from rich.console import Console
 
-    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False)
+    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def _progress_callback(description: str):  # type: ignore[no-untyped-def]

@@ -30,7 +30,7 @@ class UnitFilter(str, Enum):
 def _warn(msg: str) -> None:
     from rich.console import Console
 
-    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False)
+    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def make_classifier(spec: str | None) -> tuple[Any, str]:

@@ -33,7 +33,7 @@ def _stderr_console() -> Any:
 
 
 def _warn(msg: str) -> None:
-    _stderr_console().print(msg, style="bold yellow", markup=False)
+    _stderr_console().print(msg, style="bold yellow", markup=False, soft_wrap=True)
 
 
 def _resolve_dirs(debates: Path | None, summaries: Path | None, data: Path | None, need_summaries: bool) -> tuple[Path, Path | None]:
@@ -170,7 +170,7 @@ def _dry_run(config: Any, corpus: Any, classifier: str, model: str | None, fmt: 
         prompt = parse_spec(classifier)[2].get("prompt", "zero")
     err = _stderr_console()
     if reason:
-        err.print(reason, style="bold yellow", markup=False)
+        err.print(reason, style="bold yellow", markup=False, soft_wrap=True)
 
     def progress(did: str, done: int, total: int) -> None:
         if not quiet:

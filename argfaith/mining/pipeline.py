@@ -416,6 +416,9 @@ def run_plan(
     if progress is not None:
         progress(n_done, total)
     units = plan.units
+    check = getattr(classifier, "check_requests", None)
+    if check is not None and pending:  # e.g. a missing API key: say what the whole run needs, up front
+        check(to_queries(pending, units, plan.topic, plan.contexts))
     for chunk in _chunks_by_source(pending, chunk_size):
         base = n_done
 

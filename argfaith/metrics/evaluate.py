@@ -45,6 +45,7 @@ from argfaith.metrics.report import (
     SideExplanationReport,
     SideReport,
     TextBaselines,
+    distinct_names,
     short_name,
 )
 from argfaith.metrics.degeneracy import degeneracy_warnings
@@ -305,6 +306,8 @@ def _compare(
             f"proposal sets differ; evaluated on the {len(ps)} shared proposal(s); missing in summary: "
             f"{list(match.missing_in_summary)}, extra in summary: {list(match.extra_in_summary)}"
         )
+    # The report speaks the CLI's words (--proposals exact|intersection), not the API's on_mismatch.
+    policy = "exact" if match.mode == "error" else match.mode
     texts = {}
     for p in ps:
         t = src.qbaf.argument(p).text or summ.qbaf.argument(p).text
@@ -318,7 +321,7 @@ def _compare(
             shared=list(ps),
             missing_in_summary=list(match.missing_in_summary),
             extra_in_summary=list(match.extra_in_summary),
-            mode=match.mode,
+            mode=policy,
             texts=texts,
         ),
         settings=Settings(
@@ -328,7 +331,7 @@ def _compare(
             solver_method=method,
             solver_max_iter=max_iter,
             solver_tol=tol,
-            proposals=match.mode,
+            proposals=policy,
             alignment=alignment.method if alignment is not None else None,
             explain_limit=explain_limit,
             coverage_k=coverage_k if alignment is not None else None,
@@ -520,6 +523,10 @@ def evaluate_many(
     reports: list[EvaluationReport] = []
     rows: list[SensitivityRow] = []
     total, done = n * len(taus), 0
+    # Row names of the Table-6 view must tell the summaries apart (two long file names can share
+    # their first 28 characters): the shared prefix/suffix goes, the debate id too.
+    full = [short_name(s.name, p, f"summary {i + 1}", limit=None) for i, (s, p) in enumerate(zip(summaries, paths))]
+    names = distinct_names(full, drop_prefix=source.name)
     for t in taus:
         src = analyse_side(source, tau=t, path=source_path, **kw)  # type: ignore[arg-type]
         for i, s in enumerate(summaries):
@@ -532,7 +539,7 @@ def evaluate_many(
                 coverage_salience=coverage_salience,
             )
             reports.append(r)
-            name = short_name(r.summary.name, r.summary.path, f"summary {i + 1}")
+            name = names[i]
             rows.append(
                 SensitivityRow(
                     summary=name,

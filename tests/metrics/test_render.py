@@ -169,3 +169,46 @@ def test_strengths_table_uses_one_tau_per_column(paper):
     strengths_header = md.split("## Proposal strengths")[1].splitlines()[2]
     assert strengths_header.count("τ=0.2") == 2 and "τ=0.15" not in strengths_header
     assert "Settings: τ = 0.15, 0.2, 0.25," in render(suite, "html")
+
+
+# ---------------------------------------------------------------------------- names and widths
+def _variants(paper, tmp_path):
+    """Two summaries whose file names share their first 28+ characters (EP variant names)."""
+    from argfaith.qbaf import save_qbaf
+
+    paths = []
+    for v in ("claude_structured_en", "claude_structured_org"):
+        p = tmp_path / f"CRE-20060213-ITEM-013_{v}.json"
+        save_qbaf(paper["qa"], p)
+        paths.append(p)
+    return paths
+
+
+def test_summary_names_are_distinct_everywhere(paper, tmp_path):
+    from argfaith.metrics.render.common import column_labels, framework_names
+
+    paths = _variants(paper, tmp_path)
+    suite = evaluate_many(paper["q"], [load_qbaf(p) for p in paths], summary_paths=[str(p) for p in paths], taus=[0.15, 0.2], explain=False)
+    labels = column_labels(list(suite.reports))
+    assert labels[1:] == ["Q* claude_structured_en τ=0.15", "Q* claude_structured_en τ=0.2",
+                          "Q* claude_structured_org τ=0.15", "Q* claude_structured_org τ=0.2"]
+    assert {r.summary for r in suite.sensitivity} == {"claude_structured_en", "claude_structured_org"}  # two Table-6 rows, not one
+    assert [lab for lab, _ in framework_names(list(suite.reports))][1:] == ["Q* claude_structured_en", "Q* claude_structured_org"]
+    for fmt_ in ("markdown", "html"):
+        out = render(suite, fmt_).replace("\\_", "_")  # Markdown escapes underscores
+        assert "claude_structured_org" in out and "CRE-20060213-ITEM-013_claud…" not in out
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+def test_terminal_headers_never_break_inside_a_name(paper, tmp_path, width):
+    paths = _variants(paper, tmp_path)
+    suite = evaluate_many(paper["q"], [load_qbaf(p) for p in paths], summary_paths=[str(p) for p in paths], taus=[0.15, 0.2], explain=False)
+    out = render(suite, "table", width=width)
+    assert max(len(ln) for ln in out.splitlines()) <= width
+    header = out.split("┡")[0]  # the metric table's header rows
+    if "Q*1" in header:  # compact headers, explained by the key
+        assert "Q*1: claude_structured_en — " in out and "Q*2: claude_structured_org — " in out
+    else:
+        assert "Q* claude_structured_org" in header
+    for frag in ("claude_struc\n", "ructured_o", "summa "):
+        assert frag not in header

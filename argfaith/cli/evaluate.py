@@ -150,17 +150,23 @@ def evaluate_files(
     coverage_salience: str = "strength",
     pcr_reading: str = "walk",
     path_budget: int = 200_000,
+    status: Any = None,
 ) -> Any:
     """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
-    before rendering)."""
+    before rendering). ``status(step, done, total)`` hears about each step (reading included)."""
     from argfaith.errors import ConfigurationError
     from argfaith.metrics.aligners import make_aligner
     from argfaith.metrics.alignment import FileAligner
     from argfaith.metrics.evaluate import evaluate_many
     from argfaith.qbaf import load_qbaf
 
-    q = load_qbaf(source)
-    qs = [load_qbaf(s) for s in summaries]
+    def reading(p: Path) -> Any:
+        if status is not None:
+            status(f"reading {p}", 0, 0)
+        return load_qbaf(p)
+
+    q = reading(source)
+    qs = [reading(s) for s in summaries]
     aligners: list[Any]
     if alignment_files:
         if align:
@@ -199,6 +205,7 @@ def evaluate_files(
         strict=strict, include_qbafs=include_qbafs, source_path=str(source), summary_paths=[str(s) for s in summaries],
         text_baselines=text_baselines, coverage_k=coverage_k, coverage_salience=coverage_salience,
         pro_con_reading=pcr_reading, path_budget=path_budget,
+        status=status,
     )
 
 
@@ -308,7 +315,8 @@ def evaluate(
     path_budget: Annotated[int, typer.Option(min=1, help="--pcr-reading simple: search steps per proposal before the result is reported as a lower bound.")] = 200_000,
     explain: Annotated[bool, typer.Option(help="Per-proposal explanations (arguments ranked by influence).")] = True,
     explain_top: Annotated[int, typer.Option(callback=COUNT, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
-    qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output.")] = True,
+    qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output (and in HTML, for the full graphs).")] = True,
+    full_graph: Annotated[Optional[bool], typer.Option("--full-graph/--no-full-graph", help="HTML: the filterable full argument graphs (default: included, folded, when every framework has at most 500 arguments: argfaith.metrics.render.views.GRAPH_AUTO_LIMIT).")] = None,
     source_text: Annotated[Optional[Path], typer.Option(help="Debate document (JSON debate, transcript, EP folder or .txt) for text baselines.")] = None,
     summary_text: Annotated[Optional[list[Path]], typer.Option(help="Summary text file(s) for text baselines, one per --summary.")] = None,
     baselines: Annotated[Optional[str], typer.Option(help="Text baselines to compute: rouge,bertscore,nli (default: rouge when texts are given).")] = None,
@@ -364,8 +372,11 @@ def evaluate(
     from rich.progress import Progress
 
     # Progress of LLM alignment requests on stderr (stdout may carry the JSON report).
+    from argfaith.cli._progress import StepProgress
+
     err_console = Console(stderr=True)
-    with Progress(console=err_console, transient=True, disable=align is not AlignMethod.llm or not err_console.is_terminal) as prog:
+    steps = StepProgress()
+    with steps, Progress(console=err_console, transient=True, disable=align is not AlignMethod.llm or not err_console.is_terminal) as prog:
         task = prog.add_task("LLM alignment requests", total=None)
         suite = evaluate_files(
             source, list(summary), taus=taus, epsilon=epsilon, tolerance=tolerance, proposals=proposals.value,
@@ -374,18 +385,19 @@ def evaluate(
             llm_model=llm_model, llm_batch=llm_batch, llm_progress=lambda d, n: prog.update(task, completed=d, total=n),
             solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
             explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
-            coverage_k=coverage_k or None, coverage_salience=coverage_salience.value,
+            coverage_k=coverage_k or None, coverage_salience=coverage_salience.value, status=steps,
             pcr_reading=pcr_reading.value, path_budget=path_budget,
         )
-    obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
-    if out is None and fmt is OutputFormat.table:
-        from rich.console import Console
+        obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
+        steps(f"writing the {fmt.value} report", 0, 0)
+        if out is None and fmt is OutputFormat.table:
+            from argfaith.metrics.render.table import print_table
 
-        from argfaith.metrics.render.table import print_table
-
-        print_table(obj, Console(highlight=False))
-        return
-    text = render(obj, fmt.value, include_qbafs=qbafs)  # type: ignore[arg-type]
+            steps.done()
+            print_table(obj, Console(highlight=False))
+            return
+        text = render(obj, fmt.value, include_qbafs=qbafs, full_graph=full_graph)  # type: ignore[arg-type]
+        steps.done()
     if out is None:
         sys.stdout.write(text)
         return

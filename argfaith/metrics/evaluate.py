@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from argfaith.errors import ConfigurationError
 from argfaith.metrics.alignment import Aligner, Alignment, align_qbafs
-from argfaith.metrics.explain import ProposalExplanation, explain_proposals
+from argfaith.metrics.explain import InfluenceTable, ProposalExplanation, explain_proposals, removal_influence_table
 from argfaith.metrics.faithfulness import (
     DEFAULT_EPSILON,
     DEFAULT_TOLERANCE,
@@ -54,7 +55,11 @@ from argfaith.metrics.supplementary import pro_con_consistency, supplementary_pr
 from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
 from argfaith.qbaf.simple_paths import DEFAULT_PATH_BUDGET, simple_pro_con_sets
 
-__all__ = ["DEFAULT_COVERAGE_K", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
+#: ``status(step, done, total)``: what a long evaluation is doing (``total`` 0 when unknown); the
+#: CLI shows it on stderr.
+Status = Callable[[str, int, int], None]
+
+__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
 
 #: Size of the salient set S_k(Q) of π_cov in reports (the 10 strongest source speech arguments).
 DEFAULT_COVERAGE_K = 10
@@ -69,6 +74,21 @@ class SideAnalysis:
     procon: dict[str, Any]  # proposal -> ProCon
     accepted: frozenset[str]
     report: SideReport
+    # Computed on first use and shared by every comparison with this side (the source's
+    # influence table serves every summary).
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def influence_table(self, method: str, max_iter: int, tol: float, status: Status | None = None, role: str = "") -> InfluenceTable:
+        """Removal influences on every proposal of this side (:mod:`argfaith.metrics.explain`)."""
+        if "influence" not in self.cache:
+            cb = None
+            if status is not None:
+                def cb(done: int, total: int) -> None:
+                    status(f"explanations: removal influences in the {role} QBAF", done, total)
+            self.cache["influence"] = removal_influence_table(
+                self.qbaf, strengths=self.strengths, method=method, max_iter=max_iter, tol=tol, progress=cb
+            )
+        return self.cache["influence"]
 
 
 def _check_unit(name: str, v: float | None) -> None:
@@ -236,6 +256,7 @@ def _compare(
     text_baselines: TextBaselines | None,
     coverage_k: int | None = DEFAULT_COVERAGE_K,
     coverage_salience: str = "strength",
+    status: Status | None = None,
 ) -> EvaluationReport:
     ps = match.shared
     verdicts: dict[str, ProposalVerdict] = {}
@@ -297,6 +318,8 @@ def _compare(
             source_strengths=src.strengths, summary_strengths=summ.strengths,
             source_procon=src.procon, summary_procon=summ.procon,
             alignment=alignment, method=method, max_iter=max_iter, tol=tol, limit=explain_limit,
+            source_table=src.influence_table(method, max_iter, tol, status, "source"),
+            summary_table=summ.influence_table(method, max_iter, tol, status, "summary"),
         )
         explanations = [_explanation_report(e) for e in exps]
     warnings = [w for w in (_convergence_warning("source", src), _convergence_warning("summary", summ)) if w]
@@ -495,12 +518,14 @@ def evaluate_many(
     coverage_salience: str = "strength",
     pro_con_reading: str = "walk",
     path_budget: int = DEFAULT_PATH_BUDGET,
+    status: Status | None = None,
 ) -> EvaluationSuite:
     """Evaluate several summaries at several τ (the paper's Table 6 sensitivity layout).
 
     ``alignments`` is one aligner/alignment for all summaries or one per summary. Each QBAF's
     semantics are computed once per τ, each alignment once per summary. ``progress``, if given,
-    is called as ``progress(done, total)`` after each evaluation.
+    is called as ``progress(done, total)`` after each evaluation; ``status(step, done, total)``
+    names each step as it starts (and counts the long ones).
     """
     taus = list(taus) or [None]
     for t in taus:
@@ -527,16 +552,23 @@ def evaluate_many(
     # their first 28 characters): the shared prefix/suffix goes, the debate id too.
     full = [short_name(s.name, p, f"summary {i + 1}", limit=None) for i, (s, p) in enumerate(zip(summaries, paths))]
     names = distinct_names(full, drop_prefix=source.name)
+    at = ""
     for t in taus:
+        if len(taus) > 1 or t is not None:
+            at = " (τ = file)" if t is None else f" (τ = {t:g})"
+        if status is not None:
+            status(f"σ, pro/con sets and acceptance of the source QBAF{at}", 0, 0)
         src = analyse_side(source, tau=t, path=source_path, **kw)  # type: ignore[arg-type]
         for i, s in enumerate(summaries):
+            if status is not None:
+                status(f"σ, pro/con sets and acceptance of summary {i + 1}/{n}{at}", 0, 0)
             summ = analyse_side(s, tau=t, path=paths[i], **kw)  # type: ignore[arg-type]
             _maybe_strict(strict, src, summ, method, max_iter, tol)
             r = _compare(
                 src, summ, matches[i], tau=t, epsilon=epsilon, tolerance=tolerance, method=method,
                 max_iter=max_iter, tol=tol, alignment=resolved[i], explain=explain,
                 explain_limit=explain_limit, text_baselines=tb[i], coverage_k=coverage_k,
-                coverage_salience=coverage_salience,
+                coverage_salience=coverage_salience, status=status,
             )
             reports.append(r)
             name = names[i]

@@ -243,15 +243,23 @@ def mine_documents(
     tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}".encode()).hexdigest()[:10]
     root = Path(mined_dir) if mined_dir is not None else cache_dir() / "mined" / f"{doc.id}-{tag}"
     root.mkdir(parents=True, exist_ok=True)
+    from argfaith.cli._progress import StepProgress
+
     err = Console(stderr=True)
     out_summaries: list[Path] = []
-    with Progress(
+    steps = StepProgress(quiet=quiet or err.is_terminal)  # plain lines where the bar does not draw
+    with steps, Progress(
         TextColumn("[bold]mining[/] {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, disable=quiet or not err.is_terminal and not os.environ.get("ARGFAITH_PROGRESS"), transient=True,
     ) as bar:
         def progress_for(name: str):  # type: ignore[no-untyped-def]
             task = bar.add_task(name, total=None)
-            return lambda done, total: bar.update(task, completed=done, total=total)
+
+            def cb(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+                steps(f"mining {name}: pairs classified", done, total)
+
+            return cb
 
         src_path = root / "source.json"
         res = mine_debate(

@@ -204,8 +204,12 @@ def mine(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+    from argfaith.cli._progress import StepProgress
+
     err = Console(stderr=True)
-    with Progress(
+    # Logs and pipes get plain lines for long runs (the bar only draws on a terminal).
+    steps = StepProgress(quiet=quiet or err.is_terminal)
+    with steps, Progress(
         TextColumn("[bold]mining[/] {task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -219,6 +223,7 @@ def mine(
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
+            steps(f"mining {plan.name}: pairs classified", done, total)
 
         try:
             result = run_plan(

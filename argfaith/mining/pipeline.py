@@ -290,7 +290,9 @@ class PairCheckpoint:
             with open(p, "r+b") as fh:
                 fh.truncate(cut)
             data = data[:cut]
-        lines = data.decode("utf-8").splitlines()
+        from argfaith.textio import read_text
+
+        lines = read_text(p, what="mining checkpoint").splitlines()  # undecodable bytes: file and line
         if not lines:
             self._write_lines(
                 [json.dumps({"argfaith_checkpoint": self.VERSION, "fingerprint": self.fingerprint, "classifier": self.classifier})]

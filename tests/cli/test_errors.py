@@ -90,6 +90,7 @@ NON_UTF8 = [
     (["mine", "{txt}", "--classifier", "offline", "--dry-run"], ["bad.txt, line 3"]),
     (["mine", str(DEBATE / "debate.json"), "--summary", "{txt}", "--classifier", "offline", "--dry-run"], ["bad.txt, line 3"]),
     (["mine", "{debate_dir}", "--classifier", "offline", "--dry-run"], ["1-001.json, line 3", "not UTF-8"]),
+    (["mine", str(DEBATE / "debate.json"), "--classifier", "offline", "--out", "{tmp}/q.json", "--checkpoint", "{txt}"], ["bad.txt, line 3"]),
     (["summarize", "{txt}", "--dry-run"], ["bad.txt, line 3"]),
     (["selftest", "--out", "{tmp}", "--data", "{corpus}", "--classifier", "offline", "--distortions", "written:{written}"],
      ["manifest.jsonl, line 2"]),

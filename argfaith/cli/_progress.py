@@ -64,6 +64,7 @@ class StepProgress:
     # -- context manager ---------------------------------------------------------------------
     def __enter__(self) -> StepProgress:
         if not self.quiet and self._thread is None:
+            self._stop = threading.Event()  # reusable: a new watchdog per `with`
             self._thread = threading.Thread(target=self._watch, name="argfaith-progress", daemon=True)
             self._thread.start()
         return self

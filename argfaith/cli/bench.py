@@ -169,8 +169,11 @@ def bench_relations(
     console = Console(stderr=fmt is OutputFormat.json)
     if not console.is_terminal:
         console = Console(stderr=fmt is OutputFormat.json, width=120)  # files/pipes: keep Table 2 readable
+    from argfaith.cli._progress import StepProgress
+
     results = []
     skipped: list[str] = []
+    steps = StepProgress(quiet=Console(stderr=True).is_terminal)  # plain lines in logs
     for spec in specs:
         clf = None
         if not cv:
@@ -193,14 +196,25 @@ def bench_relations(
                 if opts:
                     raise ConfigurationError(f"--cv: options are not supported for {name!r}")
                 task = progress.add_task(f"{name}: {cv}-fold CV", total=cv)
-                res = cross_validate(pairs, trainer_for(name), name=name, k=cv, group_by=group_by, seed=seed,
-                                     extra_train=extra, extra_weight=extra_weight, data=str(path), by=by,
-                                     progress=lambda d, t: progress.update(task, completed=d, total=t), contexts=contexts)
+
+                def tick(d: int, t: int, label: str = f"{name}: {cv}-fold CV folds") -> None:
+                    progress.update(task, completed=d, total=t)
+                    steps(label, d, t)
+
+                with steps:
+                    res = cross_validate(pairs, trainer_for(name), name=name, k=cv, group_by=group_by, seed=seed,
+                                         extra_train=extra, extra_weight=extra_weight, data=str(path), by=by,
+                                         progress=tick, contexts=contexts)
             else:
                 assert clf is not None
                 task = progress.add_task(f"{clf.name}", total=len(pairs))
-                res = run_relation_benchmark(pairs, clf, data=str(path), by=by,
-                                             progress=lambda d, t: progress.update(task, completed=d, total=t), contexts=contexts)
+
+                def tick(d: int, t: int, label: str = f"{clf.name}: pairs") -> None:
+                    progress.update(task, completed=d, total=t)
+                    steps(label, d, t)
+
+                with steps:
+                    res = run_relation_benchmark(pairs, clf, data=str(path), by=by, progress=tick, contexts=contexts)
                 if trained_here:  # shipped weights scored on their training pairs, asked for with --in-sample
                     from dataclasses import replace
 

@@ -50,11 +50,16 @@ def _warn(msg: str) -> None:
 
 
 def _progress_callback(description: str):  # type: ignore[no-untyped-def]
-    """A rich progress bar on stderr driven by ``cb(done, total)``; returns ``(cb, stop)``."""
+    """A rich progress bar on stderr driven by ``cb(done, total)`` (plain lines for long steps when
+    stderr is not a terminal); returns ``(cb, stop)``."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+    from argfaith.cli._progress import StepProgress
+
+    err = Console(stderr=True)
+    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True)
+    steps = StepProgress(quiet=err.is_terminal).__enter__()
     task = None
 
     def cb(done: int, total: int) -> None:
@@ -63,8 +68,13 @@ def _progress_callback(description: str):  # type: ignore[no-untyped-def]
             prog.start()
             task = prog.add_task(description, total=total)
         prog.update(task, completed=done, total=total)
+        steps(description, done, total)
 
-    return cb, prog.stop
+    def stop() -> None:
+        prog.stop()
+        steps.__exit__(None, None, None)
+
+    return cb, stop
 
 
 def score_table(score: KPAScore, title: str) -> Any:

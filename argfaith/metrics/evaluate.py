@@ -542,7 +542,11 @@ def evaluate_many(
     if not (len(paths) == len(al_list) == len(tb) == n):
         raise ConfigurationError("summary_paths, alignments and text_baselines must have one entry per summary")
     matches = [match_proposals(source, s, on_mismatch=on_mismatch) for s in summaries]  # fail fast
-    resolved = [_resolve_alignment(source, s, a) for s, a in zip(summaries, al_list)]
+    resolved = []
+    for i, (s, a) in enumerate(zip(summaries, al_list)):
+        if status is not None and a is not None and not isinstance(a, Alignment):
+            status(f"aligning the speech arguments of summary {i + 1}/{n}", 0, 0)
+        resolved.append(_resolve_alignment(source, s, a))
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
               path_budget=path_budget)
     reports: list[EvaluationReport] = []

@@ -50,3 +50,14 @@ def test_an_exception_leaves_no_half_line():
     except KeyboardInterrupt:
         pass
     assert log.getvalue().endswith("\n") and "\r\x1b[K" in log.getvalue()
+
+
+def test_reusable_across_with_blocks():
+    log = _Log()
+    steps = StepProgress(after=0.1, every=5.0, stream=log)
+    for name in ("first", "second"):
+        with steps:
+            steps(name, 1, 1)
+            time.sleep(0.45)
+    text = log.getvalue()
+    assert "first 1/1: done in" in text and "second 1/1: done in" in text

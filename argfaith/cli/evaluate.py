@@ -320,7 +320,7 @@ def evaluate(
     tol: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Solver convergence tolerance (>= 0).")] = 1e-9,
     strict: Annotated[bool, typer.Option(help="Fail (exit 2) when a QBAF's strengths do not converge.")] = False,
     pcr_reading: Annotated[PathReading, typer.Option("--pcr-reading", help="Paths of pro/con (π_pcr, π_pcc): walk (PAPER.md §3) or simple (exact within --path-budget steps; degenerate cyclic summaries get informative ratios).")] = PathReading.walk,
-    path_budget: Annotated[int, typer.Option(min=1, help="--pcr-reading simple: search steps per proposal before the result is reported as a lower bound.")] = 200_000,
+    path_budget: Annotated[int, typer.Option(callback=ITERATIONS, help="--pcr-reading simple: search steps per proposal (>= 1) before the result is reported as a lower bound.")] = 200_000,
     explain: Annotated[bool, typer.Option(help="Per-proposal explanations (arguments ranked by influence).")] = True,
     explain_top: Annotated[int, typer.Option(callback=COUNT, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
     qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output (and in HTML, for the full graphs).")] = True,

@@ -145,6 +145,7 @@ OUT_OF_RANGE = [
     (EVAL + ["--tau", "0.2,1.5"], "--tau: 1.5 is not in [0, 1]"),
     (EVAL + ["--explain-top", "-1"], "--explain-top"),
     (EVAL + ["--coverage-k", "-1"], "--coverage-k"),
+    (EVAL + ["--pcr-reading", "simple", "--path-budget", "0"], "--path-budget: 0 must be an integer >= 1"),
     (EVAL + ["--align", "lexical", "--align-threshold", "2"], "--align-threshold: 2.0"),
     (["strengths", SRC, "--tau", "-0.2"], "--tau: -0.2 is not in [0, 1]"),
     (["strengths", SRC, "--max-iter", "0"], "--max-iter: 0"),

@@ -34,8 +34,8 @@ from typing import Any
 
 from argfaith.datasets.kpa import KPAData, load_kpa
 from argfaith.datasets.paths import cache_dir
-from argfaith.metrics.kpa import kpa_track1_score
-from argfaith.metrics.kpa_matcher import SentenceEncoder, make_matcher
+from argfaith.kpa.track1 import kpa_track1_score
+from argfaith.kpa.matchers import SentenceEncoder, make_matcher
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "kpa.json"

@@ -162,6 +162,17 @@ class BenchmarkResult:
     folds: int | None = None
     group_by: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    spec: str | None = None  # the classifier spec as given (``offline?prior=all-pairs``)
+    in_sample: bool = False  # scored on the pairs its shipped weights were trained on
+
+    @property
+    def label(self) -> str:
+        """The classifier's name with the options of its spec that change its predictions
+        (``offline?prior=all-pairs``); the prompt has a column of its own."""
+        if not self.spec or "?" not in self.spec:
+            return self.classifier
+        opts = [o for o in self.spec.split("?", 1)[1].split("&") if o and not o.startswith("prompt=")]
+        return self.classifier + (f"?{'&'.join(opts)}" if opts else "")
 
     @property
     def seconds_per_pair(self) -> float:
@@ -171,6 +182,9 @@ class BenchmarkResult:
         """A JSON-ready dict."""
         return {
             "classifier": self.classifier,
+            "spec": self.spec,
+            "label": self.label,
+            "in_sample": self.in_sample,
             "prompt": self.prompt,
             "data": self.data,
             "n": self.n,
@@ -472,7 +486,7 @@ def table2_rows(results: Sequence[BenchmarkResult]) -> list[dict[str, Any]]:
     """Rows in the paper's Table 2 layout: model, prompt, accuracy, F1 (+ n, cost, time)."""
     rows = []
     for r in results:
-        model = r.classifier + (f" ({r.folds}-fold CV by {r.group_by})" if r.mode == "cv" else "")
+        model = r.label + (f" ({r.folds}-fold CV by {r.group_by})" if r.mode == "cv" else "") + (" [IN-SAMPLE]" if r.in_sample else "")
         rows.append({
             "model": model,
             "prompt": r.prompt or "—",

@@ -32,7 +32,7 @@ def bench_kpa(
     from rich.table import Table
 
     from argfaith.datasets.kpa import load_kpa
-    from argfaith.metrics.kpa import kpa_track1_score, save_kpa_predictions
+    from argfaith.kpa.track1 import kpa_track1_score, save_kpa_predictions
 
     names = [m.value for m in (matcher or [MatcherName.tfidf, MatcherName.lexical])]
     d = load_kpa(data, split)

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import FRACTION, ITERATIONS, NONNEGATIVE, TAU
 
 __all__ = ["strengths", "TableOrJson", "SolverMethod"]
 
@@ -30,14 +31,14 @@ def strengths(
     file: Annotated[Path, typer.Argument(help="QBAF JSON file (format: docs/qbaf.schema.json).")],
     tau: Annotated[
         Optional[float],
-        typer.Option(min=0.0, max=1.0, help="Base score of speech arguments that omit one (default: the file's, else 0.2)."),
+        typer.Option(callback=TAU, help="Base score of speech arguments that omit one, in [0, 1] (default: the file's, else 0.2)."),
     ] = None,
     method: Annotated[
         SolverMethod, typer.Option(help="Solver for cyclic components: synchronous iteration or continuous RK4.")
     ] = SolverMethod.sync,
-    max_iter: Annotated[int, typer.Option(min=0, help="Iteration budget per cyclic component.")] = 10_000,
-    tol: Annotated[float, typer.Option(min=0.0, help="Convergence tolerance on the residual ‖f(σ) − σ‖∞.")] = 1e-9,
-    step: Annotated[float, typer.Option(min=0.0, max=1.0, help="RK4 step size in (0, 1] (--method rk4).")] = 0.5,
+    max_iter: Annotated[int, typer.Option(callback=ITERATIONS, help="Iteration budget per cyclic component (>= 1).")] = 10_000,
+    tol: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Convergence tolerance on the residual ‖f(σ) − σ‖∞ (>= 0).")] = 1e-9,
+    step: Annotated[float, typer.Option(callback=FRACTION, help="RK4 step size in (0, 1] (--method rk4).")] = 0.5,
     strict: Annotated[bool, typer.Option(help="Fail (exit 2) if a cyclic component does not converge.")] = False,
     format: Annotated[TableOrJson, typer.Option("--format", help="Output format.")] = TableOrJson.table,
 ) -> None:
@@ -46,8 +47,6 @@ def strengths(
     Acyclic parts are exact; cyclic components are iterated (see docs/engine.md). A result that
     did not converge is printed with a warning (exit 0) unless --strict is given (exit 2).
     """
-    if step <= 0.0:
-        raise typer.BadParameter("must be > 0", param_hint="'--step'")
     from argfaith.qbaf import dfquad_strengths, load_qbaf
 
     q = load_qbaf(file, tau=tau)

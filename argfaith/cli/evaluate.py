@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, UNIT
 from argfaith.cli.engine import SolverMethod
 
 __all__ = ["evaluate", "evaluate_files"]
@@ -149,16 +150,23 @@ def evaluate_files(
     coverage_salience: str = "strength",
     pcr_reading: str = "walk",
     path_budget: int = 200_000,
+    status: Any = None,
 ) -> Any:
     """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
-    before rendering)."""
+    before rendering). ``status(step, done, total)`` hears about each step (reading included)."""
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.alignment import FileAligner, make_aligner
+    from argfaith.metrics.aligners import make_aligner
+    from argfaith.metrics.alignment import FileAligner
     from argfaith.metrics.evaluate import evaluate_many
     from argfaith.qbaf import load_qbaf
 
-    q = load_qbaf(source)
-    qs = [load_qbaf(s) for s in summaries]
+    def reading(p: Path) -> Any:
+        if status is not None:
+            status(f"reading {p}", 0, 0)
+        return load_qbaf(p)
+
+    q = reading(source)
+    qs = [reading(s) for s in summaries]
     aligners: list[Any]
     if alignment_files:
         if align:
@@ -197,6 +205,7 @@ def evaluate_files(
         strict=strict, include_qbafs=include_qbafs, source_path=str(source), summary_paths=[str(s) for s in summaries],
         text_baselines=text_baselines, coverage_k=coverage_k, coverage_salience=coverage_salience,
         pro_con_reading=pcr_reading, path_budget=path_budget,
+        status=status,
     )
 
 
@@ -234,15 +243,23 @@ def mine_documents(
     tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}".encode()).hexdigest()[:10]
     root = Path(mined_dir) if mined_dir is not None else cache_dir() / "mined" / f"{doc.id}-{tag}"
     root.mkdir(parents=True, exist_ok=True)
+    from argfaith.cli._progress import StepProgress
+
     err = Console(stderr=True)
     out_summaries: list[Path] = []
-    with Progress(
+    steps = StepProgress(quiet=quiet or err.is_terminal)  # plain lines where the bar does not draw
+    with steps, Progress(
         TextColumn("[bold]mining[/] {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=err, disable=quiet or not err.is_terminal and not os.environ.get("ARGFAITH_PROGRESS"), transient=True,
     ) as bar:
         def progress_for(name: str):  # type: ignore[no-untyped-def]
             task = bar.add_task(name, total=None)
-            return lambda done, total: bar.update(task, completed=done, total=total)
+
+            def cb(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+                steps(f"mining {name}: pairs classified", done, total)
+
+            return cb
 
         src_path = root / "source.json"
         res = mine_debate(
@@ -263,7 +280,7 @@ def mine_documents(
             out = root / f"{stem}.json"
             save_qbaf(r.qbaf, out)
             out_summaries.append(out)
-    err.print(f"mined QBAFs (classifier {spec}) saved in {root}", highlight=False, markup=False)
+    err.print(f"mined QBAFs (classifier {spec}) saved in {root}", highlight=False, markup=False, soft_wrap=True)
     return src_path, out_summaries
 
 
@@ -284,14 +301,14 @@ def evaluate(
     candidates: Annotated[str, typer.Option(help="Candidate pairs when mining: all | topk:K | random:K | cascade:P.")] = "all",
     mined_dir: Annotated[Optional[Path], typer.Option(help="Where mined QBAFs and their resumable checkpoints go (default: $ARGFAITH_CACHE/mined/<debate>-<hash>).")] = None,
     tau: Annotated[Optional[str], typer.Option("--tau", help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
-    epsilon: Annotated[float, typer.Option(help="ε of ε-accuracy π_εa.")] = 0.1,
-    tolerance: Annotated[float, typer.Option(help="Tolerance of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
+    epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of ε-accuracy π_εa, in (0, 1].")] = 0.1,
+    tolerance: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Tolerance (>= 0) of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
     proposals: Annotated[ProposalPolicy, typer.Option(help="'exact': proposal sets must match (else an error naming the ids); 'intersection': evaluate on the shared proposals and report the rest.")] = ProposalPolicy.exact,
     alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary. Enables π_sap, π_sar, π_pcc.")] = None,
     align: Annotated[Optional[AlignMethod], typer.Option("--align", help="Align speech arguments automatically (enables π_sap, π_sar, π_pcc).")] = None,
-    coverage_k: Annotated[int, typer.Option(min=0, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
+    coverage_k: Annotated[int, typer.Option(callback=COUNT, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
     coverage_salience: Annotated[CoverageSalience, typer.Option(help="Salience ranking the arguments of π_cov: strength (σ), influence, degree or replies.")] = CoverageSalience.strength,
-    align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
+    align_threshold: Annotated[Optional[float], typer.Option(callback=UNIT, help="Similarity threshold in [0, 1] for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
     align_measure: Annotated[Optional[str], typer.Option(help="--align lexical: 'tfidf' (default) or 'token_f1'.")] = None,
     align_model: Annotated[Optional[Path], typer.Option(help="--align embedding: a local sentence-transformers model directory (default: all-MiniLM-L6-v2 from the embeddings extra).")] = None,
     llm_model: Annotated[Optional[str], typer.Option(help="--align llm: Claude model id (default: argfaith.llm.DEFAULT_MODEL). Needs ANTHROPIC_API_KEY unless every request is cached.")] = None,
@@ -299,14 +316,15 @@ def evaluate(
     format: Annotated[Optional[OutputFormat], typer.Option("--format", help="Output format (default: from --out's suffix, else table).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the report to this file instead of stdout.")] = None,
     solver: Annotated[SolverMethod, typer.Option(help="DF-QuAD solver for cyclic summary QBAFs.")] = SolverMethod.sync,
-    max_iter: Annotated[int, typer.Option(help="Iteration budget per cyclic component.")] = 10_000,
-    tol: Annotated[float, typer.Option(help="Solver convergence tolerance.")] = 1e-9,
+    max_iter: Annotated[int, typer.Option(callback=ITERATIONS, help="Iteration budget per cyclic component (>= 1).")] = 10_000,
+    tol: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Solver convergence tolerance (>= 0).")] = 1e-9,
     strict: Annotated[bool, typer.Option(help="Fail (exit 2) when a QBAF's strengths do not converge.")] = False,
     pcr_reading: Annotated[PathReading, typer.Option("--pcr-reading", help="Paths of pro/con (π_pcr, π_pcc): walk (PAPER.md §3) or simple (exact within --path-budget steps; degenerate cyclic summaries get informative ratios).")] = PathReading.walk,
-    path_budget: Annotated[int, typer.Option(min=1, help="--pcr-reading simple: search steps per proposal before the result is reported as a lower bound.")] = 200_000,
+    path_budget: Annotated[int, typer.Option(callback=ITERATIONS, help="--pcr-reading simple: search steps per proposal (>= 1) before the result is reported as a lower bound.")] = 200_000,
     explain: Annotated[bool, typer.Option(help="Per-proposal explanations (arguments ranked by influence).")] = True,
-    explain_top: Annotated[int, typer.Option(help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
-    qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output.")] = True,
+    explain_top: Annotated[int, typer.Option(callback=COUNT, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
+    qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output (and in HTML, for the full graphs).")] = True,
+    full_graph: Annotated[Optional[bool], typer.Option("--full-graph/--no-full-graph", help="HTML: the filterable full argument graphs (default: included, folded, when every framework has at most 500 arguments: argfaith.metrics.render.views.GRAPH_AUTO_LIMIT).")] = None,
     source_text: Annotated[Optional[Path], typer.Option(help="Debate document (JSON debate, transcript, EP folder or .txt) for text baselines.")] = None,
     summary_text: Annotated[Optional[list[Path]], typer.Option(help="Summary text file(s) for text baselines, one per --summary.")] = None,
     baselines: Annotated[Optional[str], typer.Option(help="Text baselines to compute: rouge,bertscore,nli (default: rouge when texts are given).")] = None,
@@ -362,8 +380,11 @@ def evaluate(
     from rich.progress import Progress
 
     # Progress of LLM alignment requests on stderr (stdout may carry the JSON report).
+    from argfaith.cli._progress import StepProgress
+
     err_console = Console(stderr=True)
-    with Progress(console=err_console, transient=True, disable=align is not AlignMethod.llm or not err_console.is_terminal) as prog:
+    steps = StepProgress()
+    with steps, Progress(console=err_console, transient=True, disable=align is not AlignMethod.llm or not err_console.is_terminal) as prog:
         task = prog.add_task("LLM alignment requests", total=None)
         suite = evaluate_files(
             source, list(summary), taus=taus, epsilon=epsilon, tolerance=tolerance, proposals=proposals.value,
@@ -372,18 +393,19 @@ def evaluate(
             llm_model=llm_model, llm_batch=llm_batch, llm_progress=lambda d, n: prog.update(task, completed=d, total=n),
             solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
             explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
-            coverage_k=coverage_k or None, coverage_salience=coverage_salience.value,
+            coverage_k=coverage_k or None, coverage_salience=coverage_salience.value, status=steps,
             pcr_reading=pcr_reading.value, path_budget=path_budget,
         )
-    obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
-    if out is None and fmt is OutputFormat.table:
-        from rich.console import Console
+        obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
+        steps(f"writing the {fmt.value} report", 0, 0)
+        if out is None and fmt is OutputFormat.table:
+            from argfaith.metrics.render.table import print_table
 
-        from argfaith.metrics.render.table import print_table
-
-        print_table(obj, Console(highlight=False))
-        return
-    text = render(obj, fmt.value, include_qbafs=qbafs)  # type: ignore[arg-type]
+            steps.done()
+            print_table(obj, Console(highlight=False))
+            return
+        text = render(obj, fmt.value, include_qbafs=qbafs, full_graph=full_graph)  # type: ignore[arg-type]
+        steps.done()
     if out is None:
         sys.stdout.write(text)
         return

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import COUNT, ITERATIONS
 from argfaith.cli.engine import TableOrJson
 
 __all__ = ["extensions"]
@@ -24,9 +25,9 @@ def extensions(
         typer.Option("--query", "-q", help="Argument id to query (repeatable); default: every proposal."),
     ] = None,
     max_arguments: Annotated[
-        int, typer.Option(help="Enumerate all d-preferred extensions only up to this many arguments.")
+        int, typer.Option(callback=COUNT, help="Enumerate all d-preferred extensions only up to this many arguments.")
     ] = 200,
-    max_extensions: Annotated[int, typer.Option(help="Stop enumerating after this many extensions.")] = 1000,
+    max_extensions: Annotated[int, typer.Option(callback=ITERATIONS, help="Stop enumerating after this many extensions (>= 1).")] = 1000,
     iccma: Annotated[
         Optional[Path], typer.Option(help="Also write the set-attack Dung AF in ICCMA format to this file.")
     ] = None,

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import FINITE, FRACTION, ITERATIONS, UNIT
 from argfaith.cli.evaluate import CoverageSalience as SalienceName
 
 if TYPE_CHECKING:
     from argfaith.datasets.kpa import KPAData
-    from argfaith.metrics.kpa import KPAScore
+    from argfaith.kpa.track1 import KPAScore
 
 kpa_app = typer.Typer(
     help="Key point analysis: KPA 2021 Track 1 scoring and matching, soft P/R/F1 of generated key points, "
@@ -45,15 +46,20 @@ SplitOpt = Annotated[str, typer.Option("--split", help="Split to score/match (tr
 def _warn(msg: str) -> None:
     from rich.console import Console
 
-    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False)
+    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def _progress_callback(description: str):  # type: ignore[no-untyped-def]
-    """A rich progress bar on stderr driven by ``cb(done, total)``; returns ``(cb, stop)``."""
+    """A rich progress bar on stderr driven by ``cb(done, total)`` (plain lines for long steps when
+    stderr is not a terminal); returns ``(cb, stop)``."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+    from argfaith.cli._progress import StepProgress
+
+    err = Console(stderr=True)
+    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True)
+    steps = StepProgress(quiet=err.is_terminal).__enter__()
     task = None
 
     def cb(done: int, total: int) -> None:
@@ -62,8 +68,13 @@ def _progress_callback(description: str):  # type: ignore[no-untyped-def]
             prog.start()
             task = prog.add_task(description, total=total)
         prog.update(task, completed=done, total=total)
+        steps(description, done, total)
 
-    return cb, prog.stop
+    def stop() -> None:
+        prog.stop()
+        steps.__exit__(None, None, None)
+
+    return cb, stop
 
 
 def score_table(score: KPAScore, title: str) -> Any:
@@ -119,17 +130,14 @@ def score_cmd(
     predictions: Annotated[Path, typer.Option("--predictions", "-p", help="Predictions JSON {arg_id: {kp_id: score}}.")],
     data: DataOpt = None,
     split: SplitOpt = "dev",
-    top_fraction: Annotated[float, typer.Option(help="Share of each group's arguments kept (official: 0.5).")] = 0.5,
+    top_fraction: Annotated[float, typer.Option(callback=FRACTION, help="Share of each group's arguments kept, in (0, 1] (official: 0.5).")] = 0.5,
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the JSON result here.")] = None,
 ) -> None:
     """KPA 2021 Track 1: strict and relaxed mAP (plain and scaled AP variants) of a predictions file."""
     from argfaith.datasets.kpa import load_kpa
-    from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa import kpa_track1_score, load_kpa_predictions
+    from argfaith.kpa.track1 import kpa_track1_score, load_kpa_predictions
 
-    if not 0.0 < top_fraction <= 1.0:
-        raise ConfigurationError(f"--top-fraction must be in (0, 1], got {top_fraction}")
     d = load_kpa(data, split)
     p = load_kpa_predictions(predictions)
     s = kpa_track1_score(p, d, top_fraction=top_fraction)
@@ -160,11 +168,11 @@ def build_matcher(
     from argfaith.datasets.kpa import load_kpa
     from argfaith.datasets.paths import cache_dir
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa_matcher import MatcherModel, SentenceEncoder, make_matcher
+    from argfaith.kpa.matchers import MatcherModel, SentenceEncoder, make_matcher
 
     info: dict[str, Any] = {}
     if name == "claude":
-        from argfaith.metrics.kpa_matcher import ClaudeKeyPointJudge
+        from argfaith.kpa.matchers import ClaudeKeyPointJudge
 
         llm_cache = (cache / "llm-requests.sqlite") if cache is not None else "default"
         return ClaudeKeyPointJudge(model=claude_model, cache=llm_cache, batch=batch), info
@@ -219,7 +227,7 @@ def match_cmd(
     """Match arguments to key points: write Track 1 predictions {arg_id: {kp_id: score}}."""
     from argfaith.datasets.kpa import load_kpa
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa import kpa_track1_score, save_kpa_predictions
+    from argfaith.kpa.track1 import kpa_track1_score, save_kpa_predictions
 
     if save_model is not None and matcher.value not in ("lexical", "hybrid"):
         raise ConfigurationError(f"--save-model: the {matcher.value} matcher has no fitted model")
@@ -272,7 +280,7 @@ def soft_cmd(
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
 ) -> None:
     """Soft precision / recall / F1 and ROUGE of generated key points against reference ones."""
-    from argfaith.metrics.keypoints import evaluate_key_points
+    from argfaith.kpa.keypoints import evaluate_key_points
 
     g = read_key_point_sets(generated, "generated")
     r = read_key_point_sets(reference, "reference")
@@ -311,7 +319,7 @@ def soft_cmd(
 def structure_cmd(
     assignments: Annotated[Optional[Path], typer.Option(help="CSV arg_id,key_point_id (empty key point = unmatched).")] = None,
     predictions: Annotated[Optional[Path], typer.Option("--predictions", "-p", help="Track 1 predictions JSON instead of --assignments (needs --threshold).")] = None,
-    threshold: Annotated[Optional[float], typer.Option(help="With --predictions: match an argument to its best key point if its score is at least this.")] = None,
+    threshold: Annotated[Optional[float], typer.Option(callback=FINITE, help="With --predictions: match an argument to its best key point if its score is at least this.")] = None,
     data: DataOpt = None,
     split: Annotated[Optional[str], typer.Option("--split", help="ArgKP split: its arguments/key points, and its labels as match judgements.")] = None,
     match_judgements: Annotated[Optional[Path], typer.Option(help="CSV arg_id,key_point_id,label (default with --split: the split's labels).")] = None,
@@ -322,8 +330,8 @@ def structure_cmd(
     """Structure metrics of a KPA output: global cluster precision, uniqueness, true unmatched rate."""
     from argfaith.datasets.kpa import load_kpa, load_kpa_labels
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.kpa import load_kpa_predictions
-    from argfaith.metrics.kpa_structure import (
+    from argfaith.kpa.track1 import load_kpa_predictions
+    from argfaith.kpa.structure import (
         assignments_from_predictions,
         kpa_structure,
         load_assignments,
@@ -403,15 +411,16 @@ def coverage_cmd(
     summary: Annotated[Path, typer.Argument(help="Summary QBAF JSON.")],
     align: Annotated[Optional[AlignName], typer.Option(help="How summary arguments are matched to source arguments (default: id).")] = None,
     alignment: Annotated[Optional[Path], typer.Option(help="A precomputed alignment file instead of --align.")] = None,
-    align_threshold: Annotated[Optional[float], typer.Option(help="Similarity threshold for lexical / embedding alignment.")] = None,
-    k: Annotated[int, typer.Option("--k", help="Number of salient source arguments.")] = 10,
-    fraction: Annotated[Optional[float], typer.Option(help="Instead of --k: this share of the source speech arguments.")] = None,
+    align_threshold: Annotated[Optional[float], typer.Option(callback=UNIT, help="Similarity threshold in [0, 1] for lexical / embedding alignment.")] = None,
+    k: Annotated[int, typer.Option("--k", callback=ITERATIONS, help="Number of salient source arguments (>= 1).")] = 10,
+    fraction: Annotated[Optional[float], typer.Option(callback=FRACTION, help="Instead of --k: this share, in (0, 1], of the source speech arguments.")] = None,
     salience: Annotated[SalienceName, typer.Option(help="strength (DF-QuAD σ), influence (on proposal strengths), degree, replies.")] = SalienceName.strength,
     format: Annotated[OutputFormat, typer.Option("--format", help="Output format.")] = OutputFormat.table,
 ) -> None:
     """Argument coverage of a summary: share of the k most salient source arguments it covers (next to π_sar)."""
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.alignment import FileAligner, make_aligner
+    from argfaith.metrics.aligners import make_aligner
+    from argfaith.metrics.alignment import FileAligner
     from argfaith.metrics.coverage import argument_coverage
     from argfaith.qbaf import load_qbaf
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import ITERATIONS, TAU
 from argfaith.cli.engine import TableOrJson as DryRunFormat
 
 
@@ -29,7 +30,7 @@ class UnitFilter(str, Enum):
 def _warn(msg: str) -> None:
     from rich.console import Console
 
-    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False)
+    Console(stderr=True).print(msg, style="bold yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def make_classifier(spec: str | None) -> tuple[Any, str]:
@@ -133,13 +134,13 @@ def mine(
     units: Annotated[UnitsOption, typer.Option(help="Speech arguments: human spans, sentences, or auto (spans when the debate has them).")] = UnitsOption.auto,
     unit_filter: Annotated[UnitFilter, typer.Option(help="default: drop the chair's procedural lines, stage directions, headers, fragments; none: keep all units.")] = UnitFilter.default,
     segmenter: Annotated[str, typer.Option(help="Automatic units: rules | rules-plain | lines (sentences) | llm[:MODEL] (Claude's argument units, exact passages of the text; cached; needs ANTHROPIC_API_KEY).")] = "rules",
-    tau: Annotated[float, typer.Option(min=0.0, max=1.0, help="Base score τ of speech arguments.")] = 0.2,
+    tau: Annotated[float, typer.Option(callback=TAU, help="Base score τ of speech arguments, in [0, 1].")] = 0.2,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: print arguments, pairs and the estimated Claude cost per strategy.")] = False,
     dry_run_format: Annotated[DryRunFormat, typer.Option("--format", help="Dry-run output format.")] = DryRunFormat.table,
     model: Annotated[Optional[str], typer.Option(help="Model id for the dry-run cost estimate (default: the Claude classifier's).")] = None,
     checkpoint: Annotated[Optional[Path], typer.Option(help="Checkpoint of finished pairs (default: OUT with suffix .pairs.jsonl).")] = None,
     restart: Annotated[bool, typer.Option("--restart", help="Discard an existing checkpoint instead of resuming it.")] = False,
-    chunk_size: Annotated[int, typer.Option(min=1, help="Pairs per classifier call between checkpoints.")] = 2000,
+    chunk_size: Annotated[int, typer.Option(callback=ITERATIONS, help="Pairs per classifier call between checkpoints (>= 1).")] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of random:K pruning.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -157,7 +158,7 @@ def mine(
     cheap = _cheap_classifier_factory() if uses_cascade else None
     extraction = None
     summ = load_summary(summary) if summary is not None else None
-    from argfaith.mining.segment import make_segmenter
+    from argfaith.mining.segmenters import make_segmenter
 
     seg: Any = make_segmenter(segmenter, llm_kind="summary" if summ is not None else "speech")
     uses_llm_units = hasattr(seg, "prefetch") and (
@@ -203,8 +204,12 @@ def mine(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+    from argfaith.cli._progress import StepProgress
+
     err = Console(stderr=True)
-    with Progress(
+    # Logs and pipes get plain lines for long runs (the bar only draws on a terminal).
+    steps = StepProgress(quiet=quiet or err.is_terminal)
+    with steps, Progress(
         TextColumn("[bold]mining[/] {task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -218,6 +223,7 @@ def mine(
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
+            steps(f"mining {plan.name}: pairs classified", done, total)
 
         try:
             result = run_plan(

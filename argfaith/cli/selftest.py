@@ -16,6 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import COUNT, EPSILON, TAU
 from argfaith.cli.engine import TableOrJson
 
 
@@ -30,10 +31,10 @@ def selftest(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="With --distortions llm: print the requests and their estimated cost; send nothing.")] = False,
     llm_batch: Annotated[bool, typer.Option("--llm-batch", help="With --distortions llm: send uncached requests through the Message Batches API (half price).")] = False,
     kinds: Annotated[str, typer.Option(help="Distortion kinds, comma-separated: omit,fabricate_support,fabricate_attack,invert.")] = "omit,fabricate_support,fabricate_attack,invert",
-    provisions: Annotated[int, typer.Option(min=0, help="Per summary, distort this many provisions it discusses (rules).")] = 2,
-    undiscussed: Annotated[int, typer.Option(min=0, help="Per summary, also fabricate about this many provisions it does not discuss (rules).")] = 1,
-    tau: Annotated[float, typer.Option(help="Speech base score τ.")] = 0.2,
-    epsilon: Annotated[float, typer.Option(help="ε of π_εa, in (0, 1].")] = 0.1,
+    provisions: Annotated[int, typer.Option(callback=COUNT, help="Per summary, distort this many provisions it discusses (rules).")] = 2,
+    undiscussed: Annotated[int, typer.Option(callback=COUNT, help="Per summary, also fabricate about this many provisions it does not discuss (rules).")] = 1,
+    tau: Annotated[float, typer.Option(callback=TAU, help="Speech base score τ, in [0, 1].")] = 0.2,
+    epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
     controls: Annotated[bool, typer.Option("--controls/--no-controls", help="Evaluate the empty-summary and wrong-debate controls.")] = True,
     only: Annotated[Optional[list[str]], typer.Option(help="Only this debate id (repeatable).")] = None,
     fmt: Annotated[TableOrJson, typer.Option("--format", help="Output format of the result.")] = TableOrJson.table,
@@ -61,8 +62,15 @@ def selftest(
     kind_list = tuple(k.strip() for k in kinds.split(",") if k.strip())
     if not kind_list:
         raise ConfigurationError("--kinds: no distortion kind given")
-    if distortions.startswith("written:") and not Path(distortions.split(":", 1)[1]).is_dir():
-        raise ConfigurationError(f"--distortions: {distortions.split(':', 1)[1]} is not a directory")
+    if distortions.startswith("written:"):
+        written = Path(distortions.split(":", 1)[1])
+        if not written.is_dir():
+            raise ConfigurationError(f"--distortions: {written} is not a directory")
+        if (written / "manifest.jsonl").is_file():
+            from argfaith.textio import read_text
+
+            # Up front, through the one reader that names file and line of an undecodable byte.
+            read_text(written / "manifest.jsonl", what="distortion manifest")
     cfg = SelftestConfig(debates=deb_dir, summaries=sum_dir, out=out, classifier=spec, distortions=distortions,  # type: ignore[arg-type]
                          kinds=kind_list, provisions=provisions, undiscussed=undiscussed, tau=tau, epsilon=epsilon,
                          controls=controls, only=tuple(only or ()))

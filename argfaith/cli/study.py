@@ -22,6 +22,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS
 from argfaith.cli.engine import TableOrJson as DryRunFormat
 
 
@@ -32,7 +33,7 @@ def _stderr_console() -> Any:
 
 
 def _warn(msg: str) -> None:
-    _stderr_console().print(msg, style="bold yellow", markup=False)
+    _stderr_console().print(msg, style="bold yellow", markup=False, soft_wrap=True)
 
 
 def _resolve_dirs(debates: Path | None, summaries: Path | None, data: Path | None, need_summaries: bool) -> tuple[Path, Path | None]:
@@ -120,6 +121,41 @@ class _Progress:
                 self.bar.remove_task(self.tasks.pop(key))
 
 
+def _run_source_only(
+    debates: Path, out: Path, *, classifier: str, candidates: str, units: str, segmenter: str, taus: tuple[float, ...],
+    jobs: int, only: tuple[str, ...], quiet: bool, plots: bool,
+) -> None:
+    """The ``--source-only`` branch of ``argfaith study`` (progress, interruption, summary)."""
+    from argfaith.errors import ConfigurationError
+    from argfaith.study.sources import run_source_stats
+
+    if candidates != "all":
+        raise ConfigurationError("--source-only mines all pairs (it reports the pair counts of every strategy); drop --candidates")
+    if units == "auto":
+        units = "sentences"  # one unit for every debate of the corpus (human spans exist for 3 only)
+    old = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        with _Progress(quiet, noun="debates") as progress:
+            s = run_source_stats(debates, out, classifier=classifier, units=units, segmenter=segmenter, taus=taus, jobs=jobs,
+                                 only=only, plots=plots, on_event=progress)
+    except KeyboardInterrupt:
+        print(f"interrupted: finished debates are saved in {out / 'sources'}; rerun the same command to resume", file=sys.stderr)
+        raise typer.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    typer.echo((out / "source_stats.md").read_text(encoding="utf-8"))
+    typer.echo(f"{s['debates_ok']} of {s['debates']} debates ({s['debates_reused']} reused); this run {s['wall_seconds_this_run']:.0f} s wall; "
+               f"outputs: {out / 'source_stats.csv'}, {out / 'source_stats.json'}")
+    if s["debates_failed"]:
+        typer.echo("FAILED or missing: " + ", ".join(s["debates_failed"]))
+        raise typer.Exit(1)
+
+
 def _dry_run(config: Any, corpus: Any, classifier: str, model: str | None, fmt: DryRunFormat, quiet: bool, reason: str | None) -> None:
     from argfaith.study.dryrun import estimate_study_cost, format_study_cost
 
@@ -134,7 +170,7 @@ def _dry_run(config: Any, corpus: Any, classifier: str, model: str | None, fmt: 
         prompt = parse_spec(classifier)[2].get("prompt", "zero")
     err = _stderr_console()
     if reason:
-        err.print(reason, style="bold yellow", markup=False)
+        err.print(reason, style="bold yellow", markup=False, soft_wrap=True)
 
     def progress(did: str, done: int, total: int) -> None:
         if not quiet:
@@ -162,13 +198,13 @@ def study(
     units: Annotated[str, typer.Option(help="Source speech arguments: auto (human spans when annotated) | spans | sentences.")] = "auto",
     segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
     tau: Annotated[str, typer.Option(help="Speech base score(s) τ, e.g. 0.15,0.2,0.25 (Table 6); tables use 0.2 when listed.")] = "0.15,0.2,0.25",
-    epsilon: Annotated[float, typer.Option(min=0.0, help="ε of π_εa.")] = 0.1,
+    epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
     baselines: Annotated[str, typer.Option(help="Text baselines: auto (ROUGE; BERTScore with the embeddings extra; NLI with --nli-model) | none | rouge,bertscore,nli.")] = "auto",
     bertscore_model: Annotated[Optional[Path], typer.Option(help="Local Hugging Face encoder for BERTScore (default all-MiniLM-L6-v2, extra 'embeddings').")] = None,
     nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (enables the NLI baseline).")] = None,
-    explain_top: Annotated[int, typer.Option(min=0, help="Per summary, explain this many proposals that moved most (0: none).")] = 3,
-    top_moves: Annotated[int, typer.Option(min=0, help="Proposals per summary in the Table-4 view.")] = 5,
-    jobs: Annotated[int, typer.Option(min=1, help="Debates processed in parallel (worker processes).")] = 1,
+    explain_top: Annotated[int, typer.Option(callback=COUNT, help="Per summary, explain this many proposals that moved most (0: none).")] = 3,
+    top_moves: Annotated[int, typer.Option(callback=COUNT, help="Proposals per summary in the Table-4 view.")] = 5,
+    jobs: Annotated[int, typer.Option(callback=ITERATIONS, help="Debates processed in parallel (worker processes, >= 1).")] = 1,
     only: Annotated[Optional[list[str]], typer.Option(help="Only this debate id (repeatable).")] = None,
     source_only: Annotated[bool, typer.Option("--source-only", help="Source-only statistics of every debate (no summaries): units, pairs per strategy, QBAF sizes, proposal strengths.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: print the pairs and the estimated Claude cost of the whole study.")] = False,
@@ -176,7 +212,7 @@ def study(
     model: Annotated[Optional[str], typer.Option(help="Claude model id priced by the dry run (default: the classifier's).")] = None,
     html: Annotated[bool, typer.Option("--html/--no-html", help="Write HTML reports and the index.")] = True,
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write the plots (PNG + SVG).")] = True,
-    chunk_size: Annotated[int, typer.Option(min=1, help="Pairs per classifier call between checkpoints.")] = 2000,
+    chunk_size: Annotated[int, typer.Option(callback=ITERATIONS, help="Pairs per classifier call between checkpoints (>= 1).")] = 2000,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
     """Run the case study: every debate with summaries → QBAFs → metrics, tables, reports, plots."""
@@ -187,7 +223,6 @@ def study(
     deb_dir, sum_dir = _resolve_dirs(debates, summaries, data, need_summaries)
     if source_only:
         from argfaith.llm.client import api_key_available
-        from argfaith.study.sources import run_source_stats_cli
 
         if (classifier or "").strip().lower().startswith("claude") and not api_key_available():
             raise ConfigurationError(
@@ -197,7 +232,7 @@ def study(
         if dry_run:
             raise ConfigurationError("--dry-run prices the study's debates and summaries; it does not apply to --source-only")
 
-        run_source_stats_cli(deb_dir, out, classifier=classifier or "offline", candidates=candidates, units=units,
+        _run_source_only(deb_dir, out, classifier=classifier or "offline", candidates=candidates, units=units,
                              segmenter=segmenter, taus=_parse_taus(tau), jobs=jobs, only=tuple(only or ()), quiet=quiet,
                              plots=plots)
         return

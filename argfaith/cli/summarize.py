@@ -11,6 +11,9 @@ from typing import Annotated, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import at_least
+
+MAX_TOKENS = at_least(16)
 
 
 class SummaryFormat(str, Enum):
@@ -27,7 +30,7 @@ def summarize(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the summary here (.json: with provenance) instead of stdout.")] = None,
     format: Annotated[SummaryFormat, typer.Option("--format", help="Output format; auto = json for a .json --out, else text.")] = SummaryFormat.auto,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the request size and estimated cost; send nothing.")] = False,
-    max_tokens: Annotated[int, typer.Option(min=16, help="Output budget of the summary.")] = 4096,
+    max_tokens: Annotated[int, typer.Option(callback=MAX_TOKENS, help="Output budget of the summary (>= 16 tokens).")] = 4096,
     cache: Annotated[Optional[Path], typer.Option(help="Request cache file (default: $ARGFAITH_CACHE/llm-requests.sqlite).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the request cache (a fresh sample).")] = False,
 ) -> None:

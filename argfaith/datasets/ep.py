@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from argfaith.datasets._jsonio import read_json, require
-from argfaith.datasets.documents import ArgumentSpan, Debate, Intervention, Provision
+from argfaith.datasets.doctypes import ArgumentSpan, Debate, Intervention, Provision
 from argfaith.errors import DataFormatError
 
 __all__ = [

@@ -42,7 +42,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from argfaith.datasets._jsonio import read_json, read_text
-from argfaith.datasets.documents import ArgumentSpan, Debate, Intervention, Provision, Summary
+from argfaith.datasets.doctypes import ArgumentSpan, Debate, Intervention, Provision, Summary
 from argfaith.datasets.ep import provision_number
 from argfaith.errors import DataFormatError
 

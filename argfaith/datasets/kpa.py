@@ -19,6 +19,7 @@ carries its split and :attr:`KPArgument.key` is ``(split, arg_id)``. Every malfo
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from types import MappingProxyType
 
 from argfaith.datasets.paths import data_dir
 from argfaith.errors import ConfigurationError, DataFormatError
+from argfaith.textio import read_text
 
 __all__ = [
     "KPArgument",
@@ -188,11 +190,8 @@ def find_kpa_dir(path: str | os.PathLike[str] | None = None, split: str = "dev")
 
 def _rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
     """(line, row) for each record; checks the header names the required columns."""
-    try:
-        fh = path.open(newline="", encoding="utf-8-sig")  # -sig: tolerate a BOM from spreadsheet exports
-    except OSError as e:
-        raise DataFormatError(f"{path}: cannot read: {e}") from e
-    with fh:
+    # read_text: errors name the file and line; a BOM from spreadsheet exports is dropped
+    with io.StringIO(read_text(path, what="KPA CSV file"), newline="") as fh:
         reader = csv.DictReader(fh)
         try:
             header = reader.fieldnames

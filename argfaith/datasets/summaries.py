@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from argfaith.datasets._jsonio import read_json, require
-from argfaith.datasets.documents import Summary
+from argfaith.datasets.doctypes import Summary
 from argfaith.errors import ConfigurationError, DataFormatError
 
 __all__ = ["read_summary", "iter_summaries", "list_summary_files", "summary_variant", "MissingText"]

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from argfaith.llm.cache import CachedResponse, RequestCache
-from argfaith.llm.complete import Completion, LLMRequest, message_text
+from argfaith.llm.request import Completion, LLMRequest, message_text
 from argfaith.llm.cost import TokenCounts
 from argfaith.llm.errors import LLMRequestError, describe_api_error
 

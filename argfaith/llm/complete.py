@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from argfaith.llm.cache import CachedResponse, RequestCache, request_key
 from argfaith.llm.cost import ModelPrice, TokenCounts, UsageMeter, price_for
 from argfaith.llm.errors import LLMRequestError, MissingAPIKeyError, describe_api_error
+from argfaith.llm.request import Completion, LLMRequest, message_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import anthropic
@@ -36,52 +37,6 @@ __all__ = [
 
 #: Called after each answered request: (requests done, requests total, the request's key).
 RequestProgress = Callable[[int, int, str], None]
-
-
-@dataclass(frozen=True, slots=True)
-class LLMRequest:
-    """One Messages API request.
-
-    Attributes
-    ----------
-    key
-        Cache key (:func:`argfaith.llm.cache.request_key`); also the batch ``custom_id``.
-    params
-        Keyword arguments of ``client.messages.create`` (model, system, messages, max_tokens, ...).
-    template_version
-        Version of the prompt template that produced ``params``.
-    input_chars
-        Prompt length in characters (system + user text), for token estimates.
-    """
-
-    key: str
-    params: Mapping[str, Any]
-    template_version: str
-    input_chars: int
-
-    @property
-    def model(self) -> str:
-        return str(self.params["model"])
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    """The answer to one :class:`LLMRequest`.
-
-    ``route`` is ``"cache"`` (answered earlier, free), ``"direct"`` or ``"batch"``; ``error`` is set
-    (and ``text`` empty) when the request failed after retries and the runner was told not to raise.
-    """
-
-    key: str
-    text: str
-    stop_reason: str | None = None
-    usage: TokenCounts = TokenCounts()
-    route: Literal["cache", "direct", "batch"] = "direct"
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
 
 
 def build_request(
@@ -137,15 +92,6 @@ def build_request(
     settings = {k: v for k, v in params.items() if k not in ("model", "system", "messages")}
     key = request_key(model=model, template_version=template_version, inputs=inputs, settings=settings)
     return LLMRequest(key, params, template_version, chars + len(system or ""))
-
-
-def message_text(message: object) -> str:
-    """The text of a response: its ``text`` blocks joined (thinking blocks are skipped)."""
-    parts: list[str] = []
-    for block in getattr(message, "content", None) or []:
-        if getattr(block, "type", None) == "text":
-            parts.append(str(getattr(block, "text", "")))
-    return "".join(parts)
 
 
 @dataclass

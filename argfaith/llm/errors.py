@@ -2,12 +2,13 @@
 
 They derive from :class:`argfaith.errors.ArgfaithError`, so the CLI prints them as one line
 (``error: ...``, exit 2). Messages never contain the API key or request headers: they are built
-from the HTTP status, the API's error type and message, and counts.
+from the HTTP status, the API's error type and message (passed through
+:func:`argfaith.errors.redact`: a server or proxy may echo the key), and counts.
 """
 
 from __future__ import annotations
 
-from argfaith.errors import ArgfaithError, ConfigurationError
+from argfaith.errors import ArgfaithError, ConfigurationError, redact
 
 __all__ = ["LLMRequestError", "MissingAPIKeyError", "describe_api_error"]
 
@@ -56,7 +57,7 @@ def describe_api_error(exc: BaseException) -> tuple[str, bool]:
         if status in (400, 413, 422):
             return f"the Anthropic API rejected the request ({what})", True
         return f"{what} (after the SDK's retries)", False
-    return f"{type(exc).__name__}: {exc}", True
+    return redact(f"{type(exc).__name__}: {exc}"), True
 
 
 def _error_body(exc: object) -> tuple[str | None, str | None]:
@@ -66,5 +67,5 @@ def _error_body(exc: object) -> tuple[str | None, str | None]:
         if isinstance(err, dict):
             etype = err.get("type")
             emsg = err.get("message")
-            return (str(etype) if etype else None, str(emsg)[:300] if emsg else None)
+            return (redact(str(etype)) if etype else None, redact(str(emsg))[:300] if emsg else None)
     return None, None

@@ -1,13 +1,13 @@
 """argfaith.metrics — QBAFs → numbers: the paper's faithfulness metrics, alignment-based
 supplementary metrics, text baselines, explanations and the evaluation report.
 
-The most used names are re-exported here; KPA / coverage / classification metrics live in their
-own modules (:mod:`argfaith.metrics.kpa`, ...). Heavy optional dependencies (torch,
+The most used names are re-exported here; coverage and classification metrics live in their own
+modules (:mod:`argfaith.metrics.coverage`, ...); key point analysis is a part of its own,
+:mod:`argfaith.kpa`. Heavy optional dependencies (torch,
 sentence-transformers) are imported only inside the functions that need them.
 """
 
 from argfaith.metrics.alignment import (
-    ALIGNMENT_METHODS,
     AlignedPair,
     Aligner,
     AlignItem,
@@ -19,9 +19,9 @@ from argfaith.metrics.alignment import (
     LexicalAligner,
     align_qbafs,
     load_alignment,
-    make_aligner,
     save_alignment,
 )
+from argfaith.metrics.aligners import ALIGNMENT_METHODS, make_aligner
 from argfaith.metrics.evaluate import evaluate, evaluate_many
 from argfaith.metrics.explain import ArgumentInfluence, ProposalExplanation, argument_influences, explain_proposals
 from argfaith.metrics.faithfulness import (

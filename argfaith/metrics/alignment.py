@@ -9,7 +9,7 @@ module defines one interface for it:
 * :class:`Aligner` — the protocol: ``align(source_items, summary_items) -> Alignment``;
 * :class:`Alignment` — the result: scored ``(source id, summary id)`` pairs + the method used.
 
-Methods (:func:`make_aligner` by name): ``id`` (same ids denote the same argument), ``exact``
+Methods (by name: :func:`argfaith.metrics.aligners.make_aligner`): ``id`` (same ids denote the same argument), ``exact``
 (normalised text equality), ``lexical`` (TF-IDF cosine or token F1 with a threshold),
 ``embedding`` (sentence-embedding cosine; extra ``embeddings``), ``file`` (a user-supplied
 alignment file, JSON / JSONL / CSV) and ``llm`` (an LLM judge through :mod:`argfaith.llm`).
@@ -54,8 +54,6 @@ __all__ = [
     "LexicalAligner",
     "EmbeddingAligner",
     "FileAligner",
-    "ALIGNMENT_METHODS",
-    "make_aligner",
     "match_scores",
     "normalise_text",
     "load_alignment",
@@ -587,35 +585,7 @@ def save_alignment(alignment: Alignment, path: str | Path) -> None:
     p.write_text(json.dumps(alignment.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-# ---------------------------------------------------------------------------- registry, QBAFs
-#: Method names accepted by :func:`make_aligner` (and the CLI's ``--align``).
-ALIGNMENT_METHODS = ("id", "exact", "lexical", "embedding", "llm")
-
-
-def make_aligner(method: str, **options: Any) -> Aligner:
-    """Build an aligner by name: ``id``, ``exact``, ``lexical`` (``threshold``, ``measure``),
-    ``embedding`` (``threshold``, ``model``), ``llm`` (see :mod:`argfaith.metrics.llm_judge`),
-    or ``file`` (``path``)."""
-    # None means "the default" for these settings (the CLI passes unset options as None); for
-    # others, such as the LLM judge's cache, None is a meaningful value and is passed through.
-    opts = {k: v for k, v in options.items() if not (v is None and k in ("threshold", "measure", "model"))}
-    if method == "id":
-        return IdAligner()
-    if method == "exact":
-        return ExactTextAligner()
-    if method == "lexical":
-        return LexicalAligner(**opts)
-    if method == "embedding":
-        return EmbeddingAligner(**opts)
-    if method == "file":
-        return FileAligner(opts["path"])
-    if method == "llm":
-        from argfaith.metrics.llm_judge import LLMJudgeAligner
-
-        return LLMJudgeAligner(**opts)
-    raise ConfigurationError(f"unknown alignment method {method!r}; choose one of {', '.join(ALIGNMENT_METHODS)} or give an alignment file")
-
-
+# ---------------------------------------------------------------------------- QBAFs
 def speech_items(qbaf: QBAF, *, require_text: bool = True, role: str = "QBAF") -> list[AlignItem]:
     """The speech arguments of ``qbaf`` as :class:`AlignItem` (id, text).
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from argfaith.errors import ConfigurationError
 from argfaith.metrics.alignment import Aligner, Alignment, align_qbafs
-from argfaith.metrics.explain import ProposalExplanation, explain_proposals
+from argfaith.metrics.explain import InfluenceTable, ProposalExplanation, explain_proposals, removal_influence_table
 from argfaith.metrics.faithfulness import (
     DEFAULT_EPSILON,
     DEFAULT_TOLERANCE,
@@ -44,6 +46,7 @@ from argfaith.metrics.report import (
     SideExplanationReport,
     SideReport,
     TextBaselines,
+    distinct_names,
     short_name,
 )
 from argfaith.metrics.degeneracy import degeneracy_warnings
@@ -52,7 +55,11 @@ from argfaith.metrics.supplementary import pro_con_consistency, supplementary_pr
 from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
 from argfaith.qbaf.simple_paths import DEFAULT_PATH_BUDGET, simple_pro_con_sets
 
-__all__ = ["DEFAULT_COVERAGE_K", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
+#: ``status(step, done, total)``: what a long evaluation is doing (``total`` 0 when unknown); the
+#: CLI shows it on stderr.
+Status = Callable[[str, int, int], None]
+
+__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
 
 #: Size of the salient set S_k(Q) of π_cov in reports (the 10 strongest source speech arguments).
 DEFAULT_COVERAGE_K = 10
@@ -67,17 +74,30 @@ class SideAnalysis:
     procon: dict[str, Any]  # proposal -> ProCon
     accepted: frozenset[str]
     report: SideReport
+    # Computed on first use and shared by every comparison with this side (the source's
+    # influence table serves every summary).
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def influence_table(self, method: str, max_iter: int, tol: float, status: Status | None = None, role: str = "") -> InfluenceTable:
+        """Removal influences on every proposal of this side (:mod:`argfaith.metrics.explain`)."""
+        if "influence" not in self.cache:
+            cb = None
+            if status is not None:
+                def cb(done: int, total: int) -> None:
+                    status(f"explanations: removal influences in the {role} QBAF", done, total)
+            self.cache["influence"] = removal_influence_table(
+                self.qbaf, strengths=self.strengths, method=method, max_iter=max_iter, tol=tol, progress=cb
+            )
+        return self.cache["influence"]
 
 
 def _check_unit(name: str, v: float | None) -> None:
     if v is not None and not (isinstance(v, (int, float)) and math.isfinite(v) and 0.0 <= v <= 1.0):
-        raise ValueError(f"{name} must be in [0, 1], got {v!r}")
+        raise ConfigurationError(f"{name} must be in [0, 1], got {v!r}")
 
 
 def parse_taus(text: str) -> list[float]:
     """Parse ``"0.15,0.2,0.25"`` into floats in [0, 1] (the CLI's ``--tau``)."""
-    from argfaith.errors import ConfigurationError
-
     out = []
     for part in text.split(","):
         part = part.strip()
@@ -236,6 +256,7 @@ def _compare(
     text_baselines: TextBaselines | None,
     coverage_k: int | None = DEFAULT_COVERAGE_K,
     coverage_salience: str = "strength",
+    status: Status | None = None,
 ) -> EvaluationReport:
     ps = match.shared
     verdicts: dict[str, ProposalVerdict] = {}
@@ -297,6 +318,8 @@ def _compare(
             source_strengths=src.strengths, summary_strengths=summ.strengths,
             source_procon=src.procon, summary_procon=summ.procon,
             alignment=alignment, method=method, max_iter=max_iter, tol=tol, limit=explain_limit,
+            source_table=src.influence_table(method, max_iter, tol, status, "source"),
+            summary_table=summ.influence_table(method, max_iter, tol, status, "summary"),
         )
         explanations = [_explanation_report(e) for e in exps]
     warnings = [w for w in (_convergence_warning("source", src), _convergence_warning("summary", summ)) if w]
@@ -306,6 +329,8 @@ def _compare(
             f"proposal sets differ; evaluated on the {len(ps)} shared proposal(s); missing in summary: "
             f"{list(match.missing_in_summary)}, extra in summary: {list(match.extra_in_summary)}"
         )
+    # The report speaks the CLI's words (--proposals exact|intersection), not the API's on_mismatch.
+    policy = "exact" if match.mode == "error" else match.mode
     texts = {}
     for p in ps:
         t = src.qbaf.argument(p).text or summ.qbaf.argument(p).text
@@ -319,7 +344,7 @@ def _compare(
             shared=list(ps),
             missing_in_summary=list(match.missing_in_summary),
             extra_in_summary=list(match.extra_in_summary),
-            mode=match.mode,
+            mode=policy,
             texts=texts,
         ),
         settings=Settings(
@@ -329,7 +354,7 @@ def _compare(
             solver_method=method,
             solver_max_iter=max_iter,
             solver_tol=tol,
-            proposals=match.mode,
+            proposals=policy,
             alignment=alignment.method if alignment is not None else None,
             explain_limit=explain_limit,
             coverage_k=coverage_k if alignment is not None else None,
@@ -361,16 +386,16 @@ def _coverage(
 
 def _check_coverage(coverage_k: int | None, coverage_salience: str) -> None:
     if coverage_k is not None and (isinstance(coverage_k, bool) or not isinstance(coverage_k, int) or coverage_k < 1):
-        raise ValueError(f"coverage_k must be a positive integer or None, got {coverage_k!r}")
+        raise ConfigurationError(f"coverage_k must be a positive integer or None, got {coverage_k!r}")
     if coverage_salience not in SALIENCE_MEASURES:
-        raise ValueError(f"coverage_salience must be one of {', '.join(SALIENCE_MEASURES)}, got {coverage_salience!r}")
+        raise ConfigurationError(f"coverage_salience must be one of {', '.join(SALIENCE_MEASURES)}, got {coverage_salience!r}")
 
 
 def _check_settings(epsilon: float, tolerance: float, tau: float | None) -> None:
     if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        raise ConfigurationError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if not (isinstance(tolerance, (int, float)) and math.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+        raise ConfigurationError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
     _check_unit("tau", tau)
 
 
@@ -493,12 +518,14 @@ def evaluate_many(
     coverage_salience: str = "strength",
     pro_con_reading: str = "walk",
     path_budget: int = DEFAULT_PATH_BUDGET,
+    status: Status | None = None,
 ) -> EvaluationSuite:
     """Evaluate several summaries at several τ (the paper's Table 6 sensitivity layout).
 
     ``alignments`` is one aligner/alignment for all summaries or one per summary. Each QBAF's
     semantics are computed once per τ, each alignment once per summary. ``progress``, if given,
-    is called as ``progress(done, total)`` after each evaluation.
+    is called as ``progress(done, total)`` after each evaluation; ``status(step, done, total)``
+    names each step as it starts (and counts the long ones).
     """
     taus = list(taus) or [None]
     for t in taus:
@@ -513,27 +540,42 @@ def evaluate_many(
         al_list = list(alignments) if alignments is not None else [None] * n
     tb = list(text_baselines) if text_baselines is not None else [None] * n
     if not (len(paths) == len(al_list) == len(tb) == n):
-        raise ValueError("summary_paths, alignments and text_baselines must have one entry per summary")
+        raise ConfigurationError("summary_paths, alignments and text_baselines must have one entry per summary")
     matches = [match_proposals(source, s, on_mismatch=on_mismatch) for s in summaries]  # fail fast
-    resolved = [_resolve_alignment(source, s, a) for s, a in zip(summaries, al_list)]
+    resolved = []
+    for i, (s, a) in enumerate(zip(summaries, al_list)):
+        if status is not None and a is not None and not isinstance(a, Alignment):
+            status(f"aligning the speech arguments of summary {i + 1}/{n}", 0, 0)
+        resolved.append(_resolve_alignment(source, s, a))
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
               path_budget=path_budget)
     reports: list[EvaluationReport] = []
     rows: list[SensitivityRow] = []
     total, done = n * len(taus), 0
+    # Row names of the Table-6 view must tell the summaries apart (two long file names can share
+    # their first 28 characters): the shared prefix/suffix goes, the debate id too.
+    full = [short_name(s.name, p, f"summary {i + 1}", limit=None) for i, (s, p) in enumerate(zip(summaries, paths))]
+    names = distinct_names(full, drop_prefix=source.name)
+    at = ""
     for t in taus:
+        if len(taus) > 1 or t is not None:
+            at = " (τ = file)" if t is None else f" (τ = {t:g})"
+        if status is not None:
+            status(f"σ, pro/con sets and acceptance of the source QBAF{at}", 0, 0)
         src = analyse_side(source, tau=t, path=source_path, **kw)  # type: ignore[arg-type]
         for i, s in enumerate(summaries):
+            if status is not None:
+                status(f"σ, pro/con sets and acceptance of summary {i + 1}/{n}{at}", 0, 0)
             summ = analyse_side(s, tau=t, path=paths[i], **kw)  # type: ignore[arg-type]
             _maybe_strict(strict, src, summ, method, max_iter, tol)
             r = _compare(
                 src, summ, matches[i], tau=t, epsilon=epsilon, tolerance=tolerance, method=method,
                 max_iter=max_iter, tol=tol, alignment=resolved[i], explain=explain,
                 explain_limit=explain_limit, text_baselines=tb[i], coverage_k=coverage_k,
-                coverage_salience=coverage_salience,
+                coverage_salience=coverage_salience, status=status,
             )
             reports.append(r)
-            name = short_name(r.summary.name, r.summary.path, f"summary {i + 1}")
+            name = names[i]
             rows.append(
                 SensitivityRow(
                     summary=name,

@@ -12,28 +12,50 @@ Influence (removal influence). For an argument y and a proposal x of a QBAF Q,
 where Q − y is Q without y and without every attack/support edge incident to y, and σ is the
 DF-QuAD strength (PAPER.md §2) computed with the same solver settings. It is positive when y
 raises x's strength, negative when y lowers it, and exactly 0 for arguments with no path to x.
-It is computed exactly — one DF-QuAD evaluation per argument with a path to x — on the
-sub-framework induced by x and its ancestors (σ(x) depends on nothing else: every DF-QuAD
-update of x reads only its attackers and supporters, recursively), so it costs
-O(|anc(x)| · |edges among anc(x)|) and not O(|X| · |A ∪ S|).
+It is computed exactly, in one of two ways:
+
+* acyclic frameworks (every source QBAF, most summaries): for all proposals at once, by pushing
+  each removal forward through the removed argument's descendants only
+  (:mod:`argfaith.metrics._influence_kernels`; an argument with σ = 0 is the same as an absent
+  one in DF-QuAD). Cost O(Σ_y |desc(y)| · log), seconds for 200,000 arguments
+  (``benchmarks/explain.py``);
+* cyclic frameworks: one DF-QuAD solve per argument with a path to x, on the sub-framework
+  induced by x and its ancestors (σ(x) depends on nothing else: every DF-QuAD update of x reads
+  only its attackers and supporters, recursively), O(|anc(x)| · |edges among anc(x)|) per
+  proposal — :func:`argument_influences_reference`, also the plain-Python reference the kernel is
+  tested against.
+
 Arguments are ranked by |influence| (largest first), ties by framework order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from argfaith.qbaf import QBAF, dfquad_strengths, pro_con
+from argfaith.qbaf import QBAF, ProConIndex, dfquad_strengths, pro_con, pro_con_index
 
 if TYPE_CHECKING:
     from argfaith.metrics.alignment import Alignment
     from argfaith.qbaf import ProCon, StrengthResult
 
-__all__ = ["ArgumentInfluence", "SideExplanation", "ProposalExplanation", "argument_influences", "explain_proposals"]
+__all__ = [
+    "ArgumentInfluence",
+    "SideExplanation",
+    "ProposalExplanation",
+    "InfluenceTable",
+    "removal_influence_table",
+    "argument_influences",
+    "argument_influences_reference",
+    "side_explanation",
+    "explain_proposals",
+]
+
+#: ``progress(done, total)`` after each chunk of work.
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -138,7 +160,7 @@ def _sub(qbaf: QBAF, keep: list[int]) -> tuple[QBAF, dict[int, int]]:
     return sub, pos
 
 
-def argument_influences(
+def argument_influences_reference(
     qbaf: QBAF,
     proposal: str,
     *,
@@ -150,7 +172,9 @@ def argument_influences(
     alignment_partners: Mapping[str, tuple[str, ...]] | None = None,
     limit: int | None = None,
 ) -> SideExplanation:
-    """The arguments with a path to ``proposal``, ranked by removal influence (module docstring).
+    """The arguments with a path to ``proposal``, ranked by removal influence, by re-solving
+    DF-QuAD on the ancestor sub-framework once per ancestor (module docstring): the reference
+    and the method for cyclic frameworks. Same parameters as :func:`argument_influences`.
 
     Parameters
     ----------
@@ -219,6 +243,213 @@ def argument_influences(
     )
 
 
+@dataclass(frozen=True)
+class InfluenceTable:
+    """Removal influences on the proposals (targets) of one QBAF, computed once and read by every
+    explanation of that QBAF (the source's, for each summary it is compared with).
+
+    ``by_target[t] = (argument indices, influences)`` lists the arguments whose removal changes
+    σ(t), by ascending index; every other argument with a path to ``t`` (``pro(t) ∪ con(t)``,
+    from ``procon``) has influence 0. ``method`` is ``"propagation"`` (acyclic) or
+    ``"re-solve"`` (cyclic: the reference method).
+    """
+
+    qbaf: QBAF
+    sigma: np.ndarray
+    by_target: Mapping[int, tuple[np.ndarray, np.ndarray]]
+    procon: ProConIndex
+    method: str
+    seconds: float
+
+
+_CHUNK = 4096  # removals per kernel call between progress reports
+
+
+def removal_influence_table(
+    qbaf: QBAF,
+    targets: Iterable[str] | None = None,
+    *,
+    strengths: StrengthResult | None = None,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    progress: Progress | None = None,
+) -> InfluenceTable:
+    """influence(y → t) = σ(t) − σ_{Q−y}(t) for every argument y and every target t (default:
+    the proposals) it reaches — see the module docstring for the two methods.
+
+    ``progress(done, total)`` is called as the removals (acyclic) or targets (cyclic) are done.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    tids = tuple(targets) if targets is not None else qbaf.proposals
+    tix = [qbaf.idx(t) for t in tids]
+    res = strengths if strengths is not None else dfquad_strengths(qbaf, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    sigma = np.asarray(res.values, dtype=np.float64)
+    index = pro_con_index(qbaf, tids)
+    if not tix:
+        return InfluenceTable(qbaf, sigma, {}, index, "none", 0.0)
+    if qbaf.is_acyclic():
+        by_target = _propagate(qbaf, sigma, tix, progress)
+        how = "propagation"
+    else:
+        by_target = {}
+        for i, (t, x) in enumerate(zip(tids, tix)):
+            side = argument_influences_reference(qbaf, t, method=method, max_iter=max_iter, tol=tol)
+            idx = np.array([qbaf.idx(a.id) for a in side.arguments], dtype=np.int64)
+            val = np.array([a.influence for a in side.arguments], dtype=np.float64)
+            o = np.argsort(idx)
+            by_target[x] = (idx[o], val[o])
+            if progress is not None:
+                progress(i + 1, len(tix))
+        how = "re-solve"
+    return InfluenceTable(qbaf, sigma, by_target, index, how, time.perf_counter() - t0)
+
+
+def _propagate(qbaf: QBAF, sigma: np.ndarray, tix: list[int], progress: Progress | None) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    from argfaith.metrics._influence_kernels import aggregation_products, reaching, removal_influences_chunk
+    from argfaith.qbaf.graph import topological_order
+
+    n = qbaf.n
+    iptr, isrc, iatt = qbaf.in_csr
+    optr, odst, oatt = qbaf.out_csr
+    order = topological_order(qbaf)
+    assert order is not None  # acyclic: checked by the caller
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n, dtype=np.int64)
+    is_target = np.zeros(n, dtype=np.bool_)
+    is_target[np.asarray(tix, dtype=np.int64)] = True
+    # Only arguments with a path to some target can influence one.
+    reach = np.asarray(reaching(n, iptr, isrc, is_target), dtype=np.bool_)
+    reach[is_target] = False
+    candidates = np.flatnonzero(reach).astype(np.int64)
+    tau = np.asarray(qbaf.base_scores, dtype=np.float64)
+    pa, za, ps, zs = aggregation_products(n, iptr, isrc, iatt, sigma)
+    stamp = np.full(n, -1, dtype=np.int64)
+    apa, aps = np.empty(n), np.empty(n)
+    aza, azs = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    ks, ts, vs = [], [], []
+    total = len(candidates)
+    for start in range(0, total, _CHUNK):
+        chunk = candidates[start : start + _CHUNK]
+        k, t, v = removal_influences_chunk(
+            chunk, start, tau, optr, odst, oatt, sigma, pos, order, is_target, pa, za, ps, zs, stamp, apa, aza, aps, azs
+        )
+        ks.append(chunk[k])
+        ts.append(t)
+        vs.append(v)
+        if progress is not None:
+            progress(min(start + _CHUNK, total), total)
+    y = np.concatenate(ks) if ks else np.zeros(0, np.int64)
+    t = np.concatenate(ts) if ts else np.zeros(0, np.int64)
+    v = np.concatenate(vs) if vs else np.zeros(0, np.float64)
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    order_t = np.lexsort((y, t))  # by target, then argument index
+    y, t, v = y[order_t], t[order_t], v[order_t]
+    bounds = np.searchsorted(t, np.asarray(tix, dtype=np.int64), side="left"), np.searchsorted(t, np.asarray(tix, dtype=np.int64), side="right")
+    for x, lo, hi in zip(tix, *bounds):
+        out[x] = (y[lo:hi], v[lo:hi])
+    return out
+
+
+def side_explanation(
+    table: InfluenceTable,
+    proposal: str,
+    *,
+    procon: ProCon | None = None,
+    strengths: StrengthResult | Mapping[str, float] | None = None,
+    alignment_partners: Mapping[str, tuple[str, ...]] | None = None,
+    limit: int | None = None,
+) -> SideExplanation:
+    """The :class:`SideExplanation` of ``proposal`` read from an :class:`InfluenceTable`: every
+    argument with a path to it (``pro ∪ con``), ranked by |influence|, ties by framework order.
+    Vectorised: only the ``limit`` arguments kept become Python objects. (``procon`` is accepted
+    for symmetry with :func:`argument_influences`; the table's index holds the same sets.)"""
+    qbaf = table.qbaf
+    x = qbaf.idx(proposal)
+    pro = np.unique(table.procon.pro(proposal))
+    con = np.unique(table.procon.con(proposal))
+    members = np.union1d(pro, con)
+    members = members[members != x]
+    sidx, sval = table.by_target.get(x, (np.zeros(0, np.int64), np.zeros(0, np.float64)))
+    vals = np.zeros(len(members), dtype=np.float64)
+    if len(sidx) and len(members):
+        at = np.minimum(np.searchsorted(sidx, members), len(sidx) - 1)
+        hit = sidx[at] == members
+        vals[hit] = sval[at[hit]]
+    order = np.lexsort((members, -np.abs(vals)))
+    keep = order if limit is None else order[:limit]
+    direct_att = set(qbaf.attackers(proposal))
+    direct_sup = set(qbaf.supporters(proposal))
+    ids, args = qbaf.ids, qbaf.arguments
+    partners = alignment_partners or {}
+
+    def member(arr: np.ndarray, v: int) -> bool:
+        i = int(np.searchsorted(arr, v))
+        return i < len(arr) and int(arr[i]) == v
+
+    out = []
+    for i in keep.tolist():
+        y = int(members[i])
+        yid = ids[y]
+        a = args[y]
+        own = float(strengths[yid]) if strengths is not None else float(table.sigma[y])
+        out.append(
+            ArgumentInfluence(
+                id=yid,
+                influence=float(vals[i]),
+                relation="attack" if yid in direct_att else ("support" if yid in direct_sup else None),
+                pro=member(pro, y),
+                con=member(con, y),
+                strength=own,
+                text=a.text,
+                speaker=a.speaker,
+                aligned=tuple(partners.get(yid, ())),
+            )
+        )
+    sigma = float(strengths[proposal]) if strengths is not None else float(table.sigma[x])
+    return SideExplanation(
+        sigma=sigma, arguments=tuple(out), n_arguments=len(members), n_attackers=len(direct_att), n_supporters=len(direct_sup)
+    )
+
+
+def argument_influences(
+    qbaf: QBAF,
+    proposal: str,
+    *,
+    strengths: StrengthResult | Mapping[str, float] | None = None,
+    procon: ProCon | None = None,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    alignment_partners: Mapping[str, tuple[str, ...]] | None = None,
+    limit: int | None = None,
+    table: InfluenceTable | None = None,
+) -> SideExplanation:
+    """The arguments with a path to ``proposal``, ranked by removal influence (module docstring).
+
+    Parameters
+    ----------
+    strengths : optional
+        Precomputed σ of ``qbaf`` (for the ``strength`` field and σ(x)).
+    procon : ProCon, optional
+        Precomputed pro/con sets of ``proposal``.
+    method, max_iter, tol :
+        DF-QuAD solver settings (:func:`argfaith.qbaf.dfquad_strengths`), used for every removal.
+    alignment_partners : Mapping, optional
+        ``{argument id: partner ids on the other side}``, copied into ``aligned``.
+    limit : int, optional
+        Keep only the ``limit`` most influential arguments (``n_arguments`` still counts all).
+    table : InfluenceTable, optional
+        Influences computed earlier for this QBAF (:func:`removal_influence_table`).
+    """
+    if table is None:
+        res = strengths if hasattr(strengths, "values") and not isinstance(strengths, Mapping) else None
+        table = removal_influence_table(qbaf, [proposal], strengths=res, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    return side_explanation(table, proposal, procon=procon, strengths=strengths, alignment_partners=alignment_partners, limit=limit)
+
+
 def _partners(alignment: Alignment | None) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     if alignment is None:
         return {}, {}
@@ -244,21 +475,32 @@ def explain_proposals(
     max_iter: int = 10_000,
     tol: float = 1e-9,
     limit: int | None = None,
+    source_table: InfluenceTable | None = None,
+    summary_table: InfluenceTable | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[ProposalExplanation]:
-    """Explanations for the given proposals (default: the source's proposals present in both)."""
+    """Explanations for the given proposals (default: the source's proposals present in both).
+
+    ``source_table`` / ``summary_table`` reuse influences computed earlier (the source's are the
+    same for every summary); ``progress(side, done, total)`` reports the computation of a table.
+    """
     ps = tuple(proposals) if proposals is not None else tuple(p for p in source.proposals if p in summary)
     s_src = source_strengths if source_strengths is not None else dfquad_strengths(source, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
     s_sum = summary_strengths if summary_strengths is not None else dfquad_strengths(summary, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    kw = dict(method=method, max_iter=max_iter, tol=tol)
+
+    def table(q: QBAF, s: object, role: str) -> InfluenceTable:
+        res = s if hasattr(s, "values") and not isinstance(s, Mapping) else None
+        cb = (lambda d, t: progress(role, d, t)) if progress is not None else None
+        return removal_influence_table(q, [p for p in q.proposals if p in set(ps)], strengths=res, progress=cb, **kw)  # type: ignore[arg-type]
+
+    t_src = source_table if source_table is not None else table(source, s_src, "source")
+    t_sum = summary_table if summary_table is not None else table(summary, s_sum, "summary")
     part_src, part_sum = _partners(alignment)
     out = []
     for p in ps:
-        kw = dict(method=method, max_iter=max_iter, tol=tol, limit=limit)
-        a = argument_influences(
-            source, p, strengths=s_src, procon=(source_procon or {}).get(p), alignment_partners=part_src, **kw  # type: ignore[arg-type]
-        )
-        b = argument_influences(
-            summary, p, strengths=s_sum, procon=(summary_procon or {}).get(p), alignment_partners=part_sum, **kw  # type: ignore[arg-type]
-        )
+        a = side_explanation(t_src, p, procon=(source_procon or {}).get(p), strengths=s_src, alignment_partners=part_src, limit=limit)
+        b = side_explanation(t_sum, p, procon=(summary_procon or {}).get(p), strengths=s_sum, alignment_partners=part_sum, limit=limit)
         text = source.argument(p).text or summary.argument(p).text
         out.append(ProposalExplanation(p, text, a.sigma, b.sigma, b.sigma - a.sigma, a, b))
     return out

@@ -49,6 +49,7 @@ __all__ = [
     "EvaluationSuite",
     "load_report",
     "short_name",
+    "distinct_names",
 ]
 
 #: Bumped when the JSON layout changes incompatibly.
@@ -174,7 +175,7 @@ class ProposalsReport(_Model):
     shared: list[str]
     missing_in_summary: list[str] = Field(default_factory=list)
     extra_in_summary: list[str] = Field(default_factory=list)
-    mode: str = "error"
+    mode: str = Field(default="exact", description="'exact' (the sets had to match) or 'intersection' (--proposals).")
     texts: dict[str, str] = Field(default_factory=dict, description="Proposal texts, when the QBAFs carry them.")
 
 
@@ -187,7 +188,7 @@ class Settings(_Model):
     solver_method: str
     solver_max_iter: int
     solver_tol: float
-    proposals: str
+    proposals: str = Field(description="Proposal policy: 'exact' or 'intersection' (the CLI's --proposals).")
     alignment: str | None = None
     explain_limit: int | None = None
     coverage_k: int | None = Field(default=None, description="k of π_cov's salient set (null: π_cov not computed).")
@@ -321,10 +322,85 @@ class EvaluationSuite(_Model):
         return json.dumps(d, ensure_ascii=False, indent=indent)
 
 
-def short_name(name: str | None, path: str | None, default: str, limit: int = 28) -> str:
-    """A column-sized name: the file stem when the QBAF came from a file, else its (truncated) name."""
+def short_name(name: str | None, path: str | None, default: str, limit: int | None = 28) -> str:
+    """A column-sized name: the file stem when the QBAF came from a file, else its (truncated) name.
+
+    Several frameworks need :func:`distinct_names`, which keeps them apart."""
     base = Path(path).stem if path else " ".join((name or default).split())
-    return base if len(base) <= limit else base[: limit - 1] + "…"
+    return base if limit is None or len(base) <= limit else base[: limit - 1] + "…"
+
+
+_SEPARATORS = "_-. /:"
+
+
+def _shorten_middle(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) * 2 // 3
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
+def _trim_shared(short: dict[str, str], limit: int, n: int, *, suffix: bool) -> dict[str, str]:
+    """Drop part of the prefix (or suffix) all names share, cut at a separator: after the last
+    id-like token (one with a digit: a debate id), else as little as makes every name fit."""
+    import os.path
+
+    vals = [v[::-1] if suffix else v for v in short.values()]
+    pre = os.path.commonprefix(vals)
+    options = []
+    for cut in sorted(i + 1 for i, c in enumerate(pre) if c in _SEPARATORS):
+        t = {k: (v[: len(v) - cut] if suffix else v[cut:]).strip(_SEPARATORS) for k, v in short.items()}
+        if not all(t.values()) or len(set(t.values())) < n:
+            break
+        token = pre[:cut].rstrip(_SEPARATORS)
+        token = token[max((i + 1 for i, c in enumerate(token) if c in _SEPARATORS), default=0):]
+        options.append((cut, t, any(c.isdigit() for c in token) and not suffix))
+    if not options:
+        return short
+    ids = [o for o in options if o[2]]
+    if ids:
+        return ids[-1][1]
+    fits = [o for o in options if all(len(v) <= limit for v in o[1].values())]
+    return (fits[0] if fits else options[-1])[1]
+
+
+def distinct_names(names: list[str], *, limit: int = 28, drop_prefix: str | None = None) -> list[str]:
+    """Short names that still tell ``names`` apart (one per entry, equal names stay equal).
+
+    1. ``drop_prefix`` (e.g. the debate id every summary file of a debate starts with) is dropped.
+    2. When names are longer than ``limit``, the prefix they all share is dropped up to its last
+       id-like token (cut at a separator: ``_ - . / :`` or a space), else as little of it as makes
+       them fit, then likewise a shared suffix: ``CRE-…-013_claude_structured_en`` and
+       ``CRE-…-013_claude_structured_org`` become ``claude_structured_en`` and
+       ``claude_structured_org`` (not ``en`` and ``org``).
+    3. Names longer than ``limit`` are then shortened in the middle (``claude_str…ured_org``),
+       keeping both ends, where variants usually differ.
+    4. Names that still collide get `` #2``, `` #3`` ... in order.
+
+    >>> distinct_names(["D-1_claude_structured_en", "D-1_gpt_structured_en"], limit=20)
+    ['claude_structured_en', 'gpt_structured_en']
+    >>> distinct_names(["D-1_claude_en"], drop_prefix="D-1")
+    ['claude_en']
+    """
+    uniq = list(dict.fromkeys(names))
+    short = {n: n for n in uniq}
+    if drop_prefix:
+        rest = {n: n[len(drop_prefix):] for n in uniq if n.startswith(drop_prefix)}
+        if len(rest) == len(uniq) and all(r[:1] in tuple(_SEPARATORS) and r.strip(_SEPARATORS) for r in rest.values()) \
+                and len({r.strip(_SEPARATORS) for r in rest.values()}) == len(uniq):
+            short = {n: r.strip(_SEPARATORS) for n, r in rest.items()}
+    if len(uniq) >= 2 and any(len(v) > limit for v in short.values()):
+        short = _trim_shared(short, limit, len(uniq), suffix=False)
+    if len(uniq) >= 2 and any(len(v) > limit for v in short.values()):
+        short = _trim_shared(short, limit, len(uniq), suffix=True)
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for n in uniq:
+        s = _shorten_middle(short[n], limit)
+        k = seen.get(s, 0) + 1
+        seen[s] = k
+        out[n] = s if k == 1 else f"{s} #{k}"
+    return [out[n] for n in names]
 
 
 def load_report(path: str | Path) -> EvaluationReport | EvaluationSuite:

@@ -35,7 +35,8 @@ from argfaith.mining.pipeline import (
     plan_summary,
     run_plan,
 )
-from argfaith.mining.segment import FunctionSegmenter, LineSegmenter, RuleSegmenter, Segment, segment_sentences
+from argfaith.mining.segment import FunctionSegmenter, LineSegmenter, RuleSegmenter, Segment
+from argfaith.mining.segmenters import make_segmenter, segment_sentences
 from argfaith.mining.units import (
     KEEP_ALL,
     SENTENCE_POLICY,
@@ -54,7 +55,7 @@ __all__ = [
     "count_summary_candidates", "parse_candidates", "source_candidates", "summary_candidates",
     "RecordedClassifier", "UnrecordedPairError",
     "MiningPlan", "MiningResult", "MiningStats", "mine_debate", "mine_summary", "plan_debate", "plan_summary", "run_plan",
-    "FunctionSegmenter", "LineSegmenter", "RuleSegmenter", "Segment", "segment_sentences",
+    "FunctionSegmenter", "LineSegmenter", "RuleSegmenter", "Segment", "make_segmenter", "segment_sentences",
     "KEEP_ALL", "SENTENCE_POLICY", "SUMMARY_POLICY", "ArgumentUnit", "UnitExtraction", "UnitPolicy",
     "proposal_units", "speech_units", "summary_units",
 ]

@@ -290,7 +290,9 @@ class PairCheckpoint:
             with open(p, "r+b") as fh:
                 fh.truncate(cut)
             data = data[:cut]
-        lines = data.decode("utf-8").splitlines()
+        from argfaith.textio import read_text
+
+        lines = read_text(p, what="mining checkpoint").splitlines()  # undecodable bytes: file and line
         if not lines:
             self._write_lines(
                 [json.dumps({"argfaith_checkpoint": self.VERSION, "fingerprint": self.fingerprint, "classifier": self.classifier})]
@@ -416,6 +418,9 @@ def run_plan(
     if progress is not None:
         progress(n_done, total)
     units = plan.units
+    check = getattr(classifier, "check_requests", None)
+    if check is not None and pending:  # e.g. a missing API key: say what the whole run needs, up front
+        check(to_queries(pending, units, plan.topic, plan.contexts))
     for chunk in _chunks_by_source(pending, chunk_size):
         base = n_done
 

@@ -38,7 +38,8 @@ from typing import Any, Literal
 
 from argfaith.datasets.documents import Debate, Intervention, Summary
 from argfaith.errors import ConfigurationError
-from argfaith.mining.segment import Segment, Segmenter, make_segmenter
+from argfaith.mining.segment import Segment, Segmenter
+from argfaith.mining.segmenters import make_segmenter
 
 __all__ = [
     "ArgumentUnit",

@@ -99,7 +99,8 @@ def read_iccma(path: str | Path) -> tuple[int, list[tuple[int, int]]]:
     except FileNotFoundError:
         raise QBAFFormatError(f"{p}: no such file") from None
     except UnicodeDecodeError as e:
-        raise QBAFFormatError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        line = e.object[: e.start].count(b"\n") + 1
+        raise QBAFFormatError(f"{p}, line {line}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     return parse_iccma(text, source=str(p))
 
 

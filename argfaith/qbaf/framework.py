@@ -538,10 +538,16 @@ class QBAF:
         return QBAF(ids, kw.pop("is_proposal"), kw.pop("base_scores"), kw.pop("attacks"), kw.pop("supports"), **kw)
 
     def is_acyclic(self) -> bool:
-        """True iff the graph (X, A ∪ S) has no directed cycle (self-loops count as cycles)."""
-        from argfaith.qbaf.graph import topological_order
+        """True iff the graph (X, A ∪ S) has no directed cycle (self-loops count as cycles).
 
-        return topological_order(self) is not None
+        Kahn's algorithm straight on the kernel (as :func:`argfaith.qbaf.graph.topological_order`,
+        which imports this module: calling the kernel keeps the two modules out of a cycle)."""
+        from argfaith.qbaf._kernels import kahn_order
+
+        iptr, _, _ = self.in_csr
+        optr, odst, _ = self.out_csr
+        _, k = kahn_order(self.n, iptr, optr, odst)
+        return int(k) == self.n
 
     # ------------------------------------------------------------------ dunder
     def __eq__(self, other: object) -> bool:

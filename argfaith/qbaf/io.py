@@ -197,7 +197,8 @@ def load_qbaf(path: str | Path, *, tau: float | None = None) -> QBAF:
     except FileNotFoundError:
         raise QBAFFormatError(f"{p}: no such file") from None
     except UnicodeDecodeError as e:
-        raise QBAFFormatError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        line = e.object[: e.start].count(b"\n") + 1
+        raise QBAFFormatError(f"{p}, line {line}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except IsADirectoryError:
         raise QBAFFormatError(f"{p}: is a directory, expected a QBAF JSON file") from None
     try:

@@ -31,7 +31,7 @@ from argfaith.study.rows import (
     skipped_row,
     tau_label,
 )
-from argfaith.study.store import Manifest, atomic_write_json, atomic_write_text, read_json_file
+from argfaith.study.store import Manifest, StudyPaths, atomic_write_json, atomic_write_text, read_json_file
 
 if TYPE_CHECKING:
     from argfaith.study.runner import ItemOutcome, PreparedStudy
@@ -58,8 +58,6 @@ class CollectedRows:
 
 def collect_rows(prep: PreparedStudy, failed_now: Mapping[str, ItemOutcome]) -> CollectedRows:
     """Read every item's row file (only if it carries the item's current key)."""
-    from argfaith.study.runner import StudyPaths
-
     cfg = prep.config
     paths = StudyPaths(cfg.out)
     out = CollectedRows()

@@ -37,7 +37,7 @@ from argfaith.mining.classifiers.base import RelationClassifier
 from argfaith.study.config import StudyConfig, digest_json, resolve_baselines
 from argfaith.study.corpus import DebateItem, StudyCorpus, SummaryFile, debate_digest, discover_study
 from argfaith.study.fingerprint import FingerprintedClassifier, classifier_fingerprint, fingerprint_tag
-from argfaith.study.store import Manifest, atomic_write_json, atomic_write_text, read_json_file
+from argfaith.study.store import Manifest, StudyPaths, atomic_write_json, atomic_write_text, read_json_file
 
 __all__ = [
     "StudyPaths",
@@ -64,38 +64,6 @@ EventCallback = Callable[[tuple[Any, ...]], None]
 
 def _noop(_event: tuple[Any, ...]) -> None:
     return None
-
-
-# ---------------------------------------------------------------------------- paths
-@dataclass(frozen=True)
-class StudyPaths:
-    """Where everything of a study lives below ``out``."""
-
-    out: Path
-
-    def mined(self, tag: str, debate_id: str) -> Path:
-        return self.out / "mined" / tag / debate_id
-
-    def source_qbaf(self, tag: str, debate_id: str) -> Path:
-        return self.mined(tag, debate_id) / "source.json"
-
-    def source_checkpoint(self, tag: str, debate_id: str) -> Path:
-        return self.mined(tag, debate_id) / "source.pairs.jsonl"
-
-    def summary_qbaf(self, tag: str, debate_id: str, variant: str) -> Path:
-        return self.mined(tag, debate_id) / f"{variant}.json"
-
-    def summary_checkpoint(self, tag: str, debate_id: str, variant: str) -> Path:
-        return self.mined(tag, debate_id) / f"{variant}.pairs.jsonl"
-
-    def report(self, debate_id: str, variant: str, suffix: str = ".json") -> Path:
-        return self.out / "reports" / debate_id / f"{variant}{suffix}"
-
-    def source_report(self, debate_id: str) -> Path:
-        return self.out / "reports" / debate_id / "source.json"
-
-    def row(self, debate_id: str, variant: str) -> Path:
-        return self.out / "rows" / debate_id / f"{variant}.json"
 
 
 # ---------------------------------------------------------------------------- tasks and outcomes

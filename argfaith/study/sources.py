@@ -24,7 +24,6 @@ digest) and a rerun skips the debates whose file carries the current key.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -45,7 +44,6 @@ __all__ = [
     "stream_source_qbaf",
     "source_statistics",
     "run_source_stats",
-    "run_source_stats_cli",
     "SOURCE_COLUMNS",
 ]
 
@@ -445,42 +443,3 @@ def _plots(folder: Path, ok: Sequence[dict[str, Any]], sig: dict[str, list[float
     c.set_ylabel("candidate pairs (all)")
     c.set_title("pairs vs arguments", fontsize=10)
     _save(fig, folder / "source_stats")
-
-
-def run_source_stats_cli(
-    debates: Path, out: Path, *, classifier: str, candidates: str, units: str, segmenter: str, taus: Sequence[float],
-    jobs: int, only: Sequence[str], quiet: bool, plots: bool,
-) -> None:
-    """The ``--source-only`` branch of ``argfaith study`` (progress, interruption, summary)."""
-    import signal
-
-    import typer
-
-    from argfaith.cli.study import _Progress
-    from argfaith.errors import ConfigurationError
-
-    if candidates != "all":
-        raise ConfigurationError("--source-only mines all pairs (it reports the pair counts of every strategy); drop --candidates")
-    if units == "auto":
-        units = "sentences"  # one unit for every debate of the corpus (human spans exist for 3 only)
-    old = signal.getsignal(signal.SIGTERM)
-
-    def on_term(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_term)
-    try:
-        with _Progress(quiet, noun="debates") as progress:
-            s = run_source_stats(debates, out, classifier=classifier, units=units, segmenter=segmenter, taus=taus, jobs=jobs,
-                                 only=only, plots=plots, on_event=progress)
-    except KeyboardInterrupt:
-        print(f"interrupted: finished debates are saved in {out / 'sources'}; rerun the same command to resume", file=sys.stderr)
-        raise typer.Exit(130) from None
-    finally:
-        signal.signal(signal.SIGTERM, old)
-    typer.echo((out / "source_stats.md").read_text(encoding="utf-8"))
-    typer.echo(f"{s['debates_ok']} of {s['debates']} debates ({s['debates_reused']} reused); this run {s['wall_seconds_this_run']:.0f} s wall; "
-               f"outputs: {out / 'source_stats.csv'}, {out / 'source_stats.json'}")
-    if s["debates_failed"]:
-        typer.echo("FAILED or missing: " + ", ".join(s["debates_failed"]))
-        raise typer.Exit(1)

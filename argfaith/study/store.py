@@ -14,12 +14,13 @@ import json
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from argfaith.errors import DataFormatError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "read_json_file", "Manifest", "MANIFEST_NAME"]
+__all__ = ["StudyPaths", "atomic_write_text", "atomic_write_bytes", "atomic_write_json", "read_json_file", "Manifest", "MANIFEST_NAME"]
 
 MANIFEST_NAME = "study.json"
 
@@ -73,17 +74,12 @@ def read_json_file(path: str | Path, *, missing_ok: bool = True) -> Any:
     DataFormatError
         The file exists but is not valid JSON (names file, line and column).
     """
+    from argfaith.textio import read_json
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if missing_ok:
-            return None
-        raise DataFormatError(f"{p}: no such file") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataFormatError(f"{p}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    if missing_ok and not p.exists():
+        return None
+    return read_json(p)
 
 
 class Manifest:
@@ -134,3 +130,34 @@ class Manifest:
     def save(self) -> None:
         self.data["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         atomic_write_json(self.path, self.data)
+
+
+@dataclass(frozen=True)
+class StudyPaths:
+    """Where everything of a study lives below ``out``."""
+
+    out: Path
+
+    def mined(self, tag: str, debate_id: str) -> Path:
+        return self.out / "mined" / tag / debate_id
+
+    def source_qbaf(self, tag: str, debate_id: str) -> Path:
+        return self.mined(tag, debate_id) / "source.json"
+
+    def source_checkpoint(self, tag: str, debate_id: str) -> Path:
+        return self.mined(tag, debate_id) / "source.pairs.jsonl"
+
+    def summary_qbaf(self, tag: str, debate_id: str, variant: str) -> Path:
+        return self.mined(tag, debate_id) / f"{variant}.json"
+
+    def summary_checkpoint(self, tag: str, debate_id: str, variant: str) -> Path:
+        return self.mined(tag, debate_id) / f"{variant}.pairs.jsonl"
+
+    def report(self, debate_id: str, variant: str, suffix: str = ".json") -> Path:
+        return self.out / "reports" / debate_id / f"{variant}{suffix}"
+
+    def source_report(self, debate_id: str) -> Path:
+        return self.out / "reports" / debate_id / "source.json"
+
+    def row(self, debate_id: str, variant: str) -> Path:
+        return self.out / "rows" / debate_id / f"{variant}.json"

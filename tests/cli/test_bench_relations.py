@@ -245,16 +245,41 @@ def test_claude_through_bench_relations_with_a_fake_api(tmp_path):
     assert set(LABELS) >= {p.label for p in pairs}
 
 
-def test_in_sample_scores_of_the_shipped_weights_are_flagged(tmp_path):
+def test_in_sample_scores_of_the_shipped_weights_are_shown_only_when_asked(tmp_path):
     (tmp_path / "ep_relations_silver").mkdir()
     dev = tmp_path / "ep_relations_silver" / "dev.jsonl"  # the silver file the shipped weights were trained on
     dev.write_text(PAIRS.read_text(encoding="utf-8"), encoding="utf-8")
-    r = run(["--data", str(dev), "-c", "features", "-c", "lexical", "--format", "json"], tmp_path)
+    # Not asked: the in-sample classifier is not scored, and says why on stderr (one line per skip).
+    r = run(["--data", str(dev), "-c", "features", "-c", "lexical", "--format", "json", "--context", "none"], tmp_path)
     assert r.returncode == 0, r.stderr
-    notes = {x["classifier"]: x["notes"] for x in json.loads(r.stdout)["results"]}
-    assert any("IN-SAMPLE" in n for n in notes["features"]) and notes["lexical"] == []
-    r2 = run(["--data", str(PAIRS), "-c", "features", "--format", "json"], tmp_path)
-    assert json.loads(r2.stdout)["results"][0]["notes"] == []
+    d = json.loads(r.stdout)
+    assert [x["classifier"] for x in d["results"]] == ["lexical"] and d["results"][0]["notes"] == []
+    assert len(d["skipped"]) == 1 and d["skipped"][0].startswith("features: not scored") and "--cv K" in d["skipped"][0]
+    warn = [ln for ln in r.stderr.splitlines() if ln.startswith("warning: features: not scored")]
+    assert len(warn) == 1 and "in-sample" in warn[0]
+    # Only the in-sample classifier: nothing to score is an error, not an empty table.
+    r = run(["--data", str(dev), "-c", "features", "--context", "none"], tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("error: nothing to score: features: not scored")
+    # Asked for: scored and marked, in JSON and in the Table-2 row.
+    r = run(["--data", str(dev), "-c", "features", "--in-sample", "--format", "json", "--context", "none"], tmp_path)
+    res = json.loads(r.stdout)["results"][0]
+    assert res["in_sample"] is True and any("IN-SAMPLE" in n for n in res["notes"])
+    r = run(["--data", str(dev), "-c", "features", "--in-sample", "--context", "none"], tmp_path)
+    assert "features [IN-SAMPLE]" in r.stdout
+    # Another file: no flag needed, nothing marked.
+    r2 = run(["--data", str(PAIRS), "-c", "features", "--format", "json", "--context", "none"], tmp_path)
+    res2 = json.loads(r2.stdout)["results"][0]
+    assert res2["notes"] == [] and res2["in_sample"] is False
+
+
+def test_the_spec_options_are_kept_in_json_and_table(tmp_path):
+    r = run(["--data", str(PAIRS), "-c", "features?prior=all-pairs", "-c", "features", "--format", "json", "--context", "none"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)["results"]
+    assert [x["spec"] for x in res] == ["features?prior=all-pairs", "features"]
+    assert [x["label"] for x in res] == ["features?prior=all-pairs", "features"]
+    r = run(["--data", str(PAIRS), "-c", "features?prior=all-pairs", "--context", "none"], tmp_path)
+    assert "features?prior=all-pairs" in r.stdout
 
 
 # -- debate context and nested CV (second classifier push) -----------------------------------------

@@ -204,3 +204,22 @@ def test_mine_reports_density_against_labelled_data(tmp_path: Path) -> None:
     assert "within" in density_line("debate", 0, int(round(ref * 1000)), 1000)
     assert "OUTSIDE" in density_line("debate", 300, 300, 1000)
     assert "summary pairs" in density_line("summary", 1, 1, 10)
+
+
+def test_without_key_claude_names_what_the_whole_run_needs(tmp_path: Path):
+    """The error counts every request of the run (here: more than one chunk of --chunk-size 5),
+    not only the first chunk's, and matches the dry run's single-pair plan."""
+    dry = run(str(DEBATE), "--classifier", "claude", "--dry-run", "--format", "json", env={"ARGFAITH_CACHE": str(tmp_path / "c")})
+    plan = json.loads(dry.stdout)
+    n = plan["n_candidates"]
+    single = next(e for e in plan["estimates"] if e["strategy"] == "single")
+    assert single["requests"] == n > 5
+    r = run(str(DEBATE), "--classifier", "claude?mode=single", "--chunk-size", "5", "--out", str(tmp_path / "q.json"), "-q",
+            env={"ARGFAITH_CACHE": str(tmp_path / "c")})
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        f"error: ANTHROPIC_API_KEY is not set: this run needs {n:,} request(s) to Claude for {n:,} pair(s), {n:,} of them "
+        "not in the request cache (plus single-pair re-asks of any garbled multi-target answer); export the key, or price "
+        "the run with --dry-run, or use an offline classifier"
+    )
+    assert not (tmp_path / "q.json").exists()

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from argfaith.errors import ConfigurationError, DataFormatError, MissingExtraError
+from argfaith.metrics.aligners import make_aligner
 from argfaith.metrics.alignment import (
     AlignItem,
     Aligner,
@@ -22,7 +23,6 @@ from argfaith.metrics.alignment import (
     LexicalAligner,
     align_qbafs,
     load_alignment,
-    make_aligner,
     match_scores,
     normalise_text,
     save_alignment,

@@ -98,6 +98,10 @@ def test_mismatch_error_and_intersection(paper):
     assert r.proposals.shared == ["p1"] and r.proposals.missing_in_summary == ["p2"]
     assert list(r.pairwise.per_proposal) == ["p1"]
     assert any("proposal sets differ" in w for w in r.warnings)
+    assert r.settings.proposals == r.proposals.mode == "intersection"
+    # The report names the policy as the CLI does (--proposals exact), not the API's "error".
+    exact = evaluate(q, paper["qa"])
+    assert exact.settings.proposals == exact.proposals.mode == "exact"
 
 
 def _oscillating_summary():

@@ -91,3 +91,56 @@ def test_cyclic_restriction_matches_whole_framework(q):
     for p in q.proposals:
         side = argument_influences(q, p)
         assert side.sigma == pytest.approx(full[q.idx(p)], abs=1e-7)
+
+
+# ------------------------------------------------------------- propagation kernel vs reference
+@settings(max_examples=80, deadline=None)
+@given(debate_qbafs(max_proposals=3, max_speech=9, acyclic=True, speech_tau=None))
+def test_propagation_equals_reference_on_every_proposal(q):
+    """The kernel (acyclic: push each removal through the descendants) against the plain-Python
+    re-solve of every ancestor sub-framework, with base scores drawn in [0, 1] (0 and 1 included:
+    zero factors in the products)."""
+    from argfaith.metrics.explain import argument_influences_reference, removal_influence_table, side_explanation
+
+    table = removal_influence_table(q)
+    assert table.method == "propagation"
+    for p in q.proposals:
+        fast = side_explanation(table, p)
+        ref = argument_influences_reference(q, p)
+        assert fast.n_arguments == ref.n_arguments and fast.sigma == ref.sigma
+        got = {a.id: a.influence for a in fast.arguments}
+        want = {a.id: a.influence for a in ref.arguments}
+        assert got.keys() == want.keys()
+        for k in want:
+            assert got[k] == pytest.approx(want[k], abs=1e-12)
+        assert [(a.pro, a.con, a.relation) for a in sorted(fast.arguments, key=lambda a: a.id)] == [
+            (a.pro, a.con, a.relation) for a in sorted(ref.arguments, key=lambda a: a.id)
+        ]
+
+
+def test_propagation_on_a_chain_with_saturated_arguments():
+    """τ = 1 attackers make zero factors; removing one of two must leave the other's zero."""
+    from argfaith.metrics.explain import argument_influences_reference, removal_influence_table, side_explanation
+
+    q = QBAF.from_arrays(
+        [0.5, 1.0, 1.0, 0.3, 0.0],
+        ids=["p", "a", "b", "c", "z"],
+        is_proposal=[True, False, False, False, False],
+        attacks=[(1, 0), (2, 0), (3, 1)],
+        supports=[(4, 3)],
+        debate=True,
+    )
+    t = removal_influence_table(q)
+    fast = {a.id: a.influence for a in side_explanation(t, "p").arguments}
+    ref = {a.id: a.influence for a in argument_influences_reference(q, "p").arguments}
+    assert fast.keys() == ref.keys() == {"a", "b", "c", "z"}
+    assert fast == pytest.approx(ref, abs=1e-15)
+    assert fast["z"] == 0.0  # σ(z) = 0: removing it changes nothing
+
+
+def test_cyclic_frameworks_use_the_reference(paper):
+    from argfaith.metrics.explain import removal_influence_table
+
+    q = QBAF.from_arguments([*paper["qa"].arguments], attacks=[("s7", "s5"), ("s5", "s7")], supports=[("s4", "p1")], debate=True)
+    t = removal_influence_table(q)
+    assert t.method == "re-solve" and set(t.by_target) == {q.idx("p1"), q.idx("p2")}

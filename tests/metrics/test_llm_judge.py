@@ -13,7 +13,8 @@ import pytest
 
 from argfaith.llm.errors import MissingAPIKeyError
 from argfaith.llm.testing import FakeAnthropicAPI, user_text
-from argfaith.metrics.alignment import AlignItem, align_qbafs, make_aligner
+from argfaith.metrics.aligners import make_aligner
+from argfaith.metrics.alignment import AlignItem, align_qbafs
 from argfaith.metrics.llm_judge import ALIGN_SYSTEM, LLMJudgeAligner, align_prompt, parse_ratings
 from argfaith.qbaf import load_qbaf
 

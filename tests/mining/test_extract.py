@@ -26,7 +26,8 @@ from argfaith.mining.extract import (
     locate_units,
     parse_units_answer,
 )
-from argfaith.mining.segment import RuleSegmenter, make_segmenter
+from argfaith.mining.segment import RuleSegmenter
+from argfaith.mining.segmenters import make_segmenter
 from argfaith.mining.units import segmenter_texts, speech_units, summary_units
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,9 +16,8 @@ from argfaith.mining.segment import (  # noqa: I001
     RuleSegmenter,
     Segmenter,
     clean_markdown,
-    make_segmenter,
-    segment_sentences,
 )
+from argfaith.mining.segmenters import make_segmenter, segment_sentences
 
 
 def texts(t: str) -> list[str]:

@@ -127,7 +127,7 @@ def test_file_level_errors(tmp_path):
         load_qbaf(tmp_path)
     p = tmp_path / "latin1.json"
     p.write_bytes('{"arguments": [{"id": "é"}]}'.encode("latin-1"))
-    with pytest.raises(QBAFFormatError, match="latin1.json: not UTF-8"):
+    with pytest.raises(QBAFFormatError, match="latin1.json, line 1: not UTF-8"):
         load_qbaf(p)
 
 

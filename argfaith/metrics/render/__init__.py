@@ -12,8 +12,12 @@ Format = Literal["table", "json", "markdown", "html"]
 FORMATS: tuple[str, ...] = ("table", "json", "markdown", "html")
 
 
-def render(obj: Reportish, fmt: Format = "table", *, width: int = 120, color: bool = False, include_qbafs: bool = True) -> str:
-    """Render a report or suite in one of :data:`FORMATS` as a string."""
+def render(
+    obj: Reportish, fmt: Format = "table", *, width: int = 120, color: bool = False, include_qbafs: bool = True,
+    full_graph: bool | None = None,
+) -> str:
+    """Render a report or suite in one of :data:`FORMATS` as a string (``full_graph``: HTML only,
+    see :func:`argfaith.metrics.render.html.render_html`)."""
     if fmt == "json":
         return obj.to_json(include_qbafs=include_qbafs) + "\n"
     if fmt == "markdown":
@@ -23,7 +27,7 @@ def render(obj: Reportish, fmt: Format = "table", *, width: int = 120, color: bo
     if fmt == "html":
         from argfaith.metrics.render.html import render_html
 
-        return render_html(obj)
+        return render_html(obj, full_graph=full_graph)
     if fmt == "table":
         from argfaith.metrics.render.table import render_table
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
-from argfaith.metrics.report import EvaluationReport, EvaluationSuite, SensitivityRow, short_name
+from argfaith.metrics.report import EvaluationReport, EvaluationSuite, SensitivityRow, distinct_names, short_name
 
 __all__ = [
     "Reportish",
@@ -22,6 +22,9 @@ __all__ = [
     "column_labels",
     "short_name",
     "report_label",
+    "source_label",
+    "summary_names",
+    "summary_codes",
     "framework_names",
     "primary_tau",
     "tau_text",
@@ -53,30 +56,63 @@ def fmt_signed(v: float | None, digits: int = 3) -> str:
     return UNDEFINED if v is None else f"{v:+.{digits}f}"
 
 
-def report_label(r: EvaluationReport) -> str:
-    base = short_name(r.summary.name, r.summary.path, "summary")
-    return base if r.settings.tau is None else f"{base} τ={r.settings.tau:g}"
+def _summary_key(r: EvaluationReport) -> tuple[str, str]:
+    return (r.summary.path or "", r.summary.name or "")
 
 
-def column_labels(reports: list[EvaluationReport]) -> list[str]:
-    """Column headers: the source (Q), then each summary (Q*, with τ when set)."""
-    src = short_name(reports[0].source.name, reports[0].source.path, "source")
-    return [f"Q {src}"] + [f"Q* {report_label(r)}" for r in reports]
+def summary_names(reports: list[EvaluationReport]) -> dict[tuple[str, str], str]:
+    """A short name per distinct summary that tells it apart from the others in ``reports``
+    (:func:`~argfaith.metrics.report.distinct_names`: shared prefixes such as the debate id go)."""
+    keys = list(dict.fromkeys(_summary_key(r) for r in reports))
+    full = [short_name(n or None, p or None, f"summary {i + 1}", limit=None) for i, (p, n) in enumerate(keys)]
+    src = reports[0].source.name if reports else None
+    return dict(zip(keys, distinct_names(full, drop_prefix=src)))
 
 
-def framework_names(reports: list[EvaluationReport]) -> list[tuple[str, str]]:
-    """(short label, full description) of the source and each distinct summary, for a key
-    under the tables."""
-    out: list[tuple[str, str]] = []
-    seen: set[str] = set()
+def summary_codes(reports: list[EvaluationReport]) -> dict[tuple[str, str], str]:
+    """``Q*1``, ``Q*2``, ... per distinct summary, in order: compact headers for narrow tables."""
+    keys = list(dict.fromkeys(_summary_key(r) for r in reports))
+    return {k: f"Q*{i + 1}" if len(keys) > 1 else "Q*" for i, k in enumerate(keys)}
+
+
+def _tau_suffix(r: EvaluationReport, sep: str = " ") -> str:
+    return "" if r.settings.tau is None else f"{sep}τ={r.settings.tau:g}"
+
+
+def report_label(r: EvaluationReport, reports: list[EvaluationReport] | None = None) -> str:
+    """The summary's name (distinct among ``reports``), with τ when one was set."""
+    return summary_names(reports or [r])[_summary_key(r)] + _tau_suffix(r)
+
+
+def source_label(reports: list[EvaluationReport]) -> str:
+    return "Q " + short_name(reports[0].source.name, reports[0].source.path, "source")
+
+
+def column_labels(reports: list[EvaluationReport], *, compact: bool = False) -> list[str]:
+    """Column headers: the source (Q), then each summary (Q*, with τ when set).
+
+    ``compact``: ``Q``, ``Q*1``, ``Q*2`` ... with τ on a second line — for terminals too narrow
+    for names; :func:`framework_names` is the key."""
+    if compact:
+        codes = summary_codes(reports)
+        return ["Q"] + [codes[_summary_key(r)] + _tau_suffix(r, "\n") for r in reports]
+    return [source_label(reports)] + [f"Q* {report_label(r, reports)}" for r in reports]
+
+
+def framework_names(reports: list[EvaluationReport], *, compact: bool = False) -> list[tuple[str, str]]:
+    """(label, full description) of the source and each distinct summary, for a key under the
+    tables; ``compact`` labels are the codes of ``column_labels(..., compact=True)``."""
     r0 = reports[0]
-    for role, side in [("Q", r0.source)] + [("Q*", r.summary) for r in reports]:
-        lab = f"{role} {short_name(side.name, side.path, 'source' if role == 'Q' else 'summary')}"
-        if lab in seen:
+    out = [("Q" if compact else source_label(reports), ", ".join(x for x in (r0.source.path, r0.source.name) if x) or "(unnamed)")]
+    names, codes = summary_names(reports), summary_codes(reports)
+    seen: set[tuple[str, str]] = set()
+    for r in reports:
+        k = _summary_key(r)
+        if k in seen:
             continue
-        seen.add(lab)
-        desc = ", ".join(x for x in (side.path, side.name) if x) or "(unnamed)"
-        out.append((lab, desc))
+        seen.add(k)
+        desc = ", ".join(x for x in (r.summary.path, r.summary.name) if x) or "(unnamed)"
+        out.append((codes[k] if compact else f"Q* {names[k]}", (f"{names[k]} — " if compact else "") + desc))
     return out
 
 
@@ -154,7 +190,7 @@ def metric_rows(reports: list[EvaluationReport]) -> list[MetricRow]:
     return rows
 
 
-def strength_rows(reports: list[EvaluationReport]) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
+def strength_rows(reports: list[EvaluationReport], *, compact: bool = False) -> tuple[list[str], list[tuple[str, str, list[str]]]]:
     """Table-4 layout: per proposal, σ in Q then σ* in each summary.
 
     Returns (column labels, rows of (proposal id, σ in Q, [σ* per shown report])). σ depends on
@@ -167,9 +203,14 @@ def strength_rows(reports: list[EvaluationReport]) -> tuple[list[str], list[tupl
         t = primary_tau(reports)
         shown = [r for r in reports if r.settings.tau == t]
     r0 = shown[0]
-    labels = column_labels(shown)
+    labels = column_labels(shown, compact=compact)
+    if not compact:  # names distinct among all reports, not only the shown ones
+        labels = [labels[0]] + [f"Q* {report_label(r, reports)}" for r in shown]
+    else:
+        codes = summary_codes(reports)
+        labels = [labels[0]] + [codes[_summary_key(r)] + _tau_suffix(r, "\n") for r in shown]
     if len(shown) < len(reports) and r0.settings.tau is not None:
-        labels[0] = f"{labels[0]} τ={r0.settings.tau:g}"
+        labels[0] = f"{labels[0]}{chr(10) if compact else ' '}τ={r0.settings.tau:g}"
     rows = []
     for p in r0.source.strengths:
         rows.append((p, fmt(r0.source.strengths.get(p)), [fmt(r.summary.strengths.get(p)) if p in r.summary.strengths else "—" for r in shown]))

@@ -1,9 +1,15 @@
-"""One self-contained, offline HTML file: metric tables, both QBAFs drawn side by side (inline
-SVG, layered layout computed in Python), a Table-4-style strengths table and the explanations.
+"""One self-contained, offline HTML file that a person can read on a real debate.
+
+Sections: the metric tables (summaries named so two variants never share a header; a key gives
+every file), then **one card per provision** — σ in the debate and σ* in each summary with the
+pairwise verdicts, the arguments that raise (pro) and lower (con) it on each side, side by side,
+in aligned rows when an alignment pairs them, each labelled with its speaker and first words —
+then, opt-in, the **full argument graphs** with filters by proposal, relation and speaker.
 
 No CDN, no fonts, no script: a Content-Security-Policy meta tag forbids every external fetch and
-every script, and Jinja2 autoescaping escapes all transcript text (a second, independent line of
-defence).
+every script; the filters and the "only disagreements" switch are plain CSS (``:has()`` on
+radio buttons and checkboxes). Jinja2 autoescaping escapes all transcript text (a second,
+independent line of defence).
 """
 
 from __future__ import annotations
@@ -15,15 +21,20 @@ from argfaith.metrics.render.common import (
     Reportish,
     as_reports,
     column_labels,
-    disagreeing_proposals,
     fmt,
     fmt_signed,
+    framework_names,
     metric_rows,
+    primary_tau,
+    report_label,
     sensitivity_table,
     strength_rows,
+    summary_codes,
+    summary_names,
     tau_text,
 )
-from argfaith.metrics.render.layout import GraphLayout, layout_qbaf_dict, sigma_fill
+from argfaith.metrics.render.layout import sigma_fill
+from argfaith.metrics.render.views import GRAPH_AUTO_LIMIT, GRAPH_HARD_LIMIT, bad_proposals, first_words, graph_view, proposal_cards
 from argfaith.metrics.report import EvaluationSuite
 
 __all__ = ["render_html", "CSP"]
@@ -45,24 +56,8 @@ def _env() -> Any:
     )
     env.filters["fmt"] = fmt
     env.filters["signed"] = fmt_signed
+    env.filters["first_words"] = first_words
     return env
-
-
-def _graph(side: Any) -> GraphLayout | None:
-    if side.qbaf is None:
-        return None
-    q = side.qbaf
-    # σ of every argument is not in the side report (only proposals); recompute it cheaply for
-    # colouring and hover text from the embedded QBAF.
-    sig = _all_strengths(q, side.convergence.method)
-    return layout_qbaf_dict(q, sig)
-
-
-def _all_strengths(qdict: dict[str, Any], method: str) -> dict[str, float]:
-    from argfaith.qbaf import dfquad_strengths, qbaf_from_dict
-
-    q = qbaf_from_dict(qdict, source="report")
-    return dfquad_strengths(q, method=method if method in ("sync", "rk4") else "sync").as_dict()  # type: ignore[arg-type]
 
 
 def _relation(a: Any) -> str:
@@ -75,44 +70,74 @@ def _relation(a: Any) -> str:
     return "indirect"
 
 
-def render_html(obj: Reportish, *, title: str = "argfaith evaluation report") -> str:
-    """Render a report or suite as one self-contained HTML document."""
+def _graphs(reports: list[Any], full_graph: bool | None) -> tuple[list[Any], str]:
+    """Graph views of the source and each distinct summary, and a note when they are left out."""
+    r0 = reports[0]
+    sides = [("source", "Q", r0.source)]
+    seen: set[tuple[str, str]] = set()
+    codes = summary_codes(reports)
+    names = summary_names(reports)
+    tau0 = primary_tau(reports)
+    for r in reports:
+        k = (r.summary.path or "", r.summary.name or "")
+        if k in seen or r.settings.tau != tau0:
+            continue
+        seen.add(k)
+        sides.append(("summary", f"{codes[k]} {names[k]}", r.summary))
+    if full_graph is False:
+        return [], "The full graphs are switched off (--no-full-graph)."
+    if any(s.qbaf is None for _, _, s in sides):
+        return [], "The QBAFs are not embedded in this report (--no-qbafs): no full graph."
+    biggest = max(s.n_arguments for _, _, s in sides)
+    if biggest > GRAPH_HARD_LIMIT:
+        return [], f"The largest framework has {biggest:,} arguments: too many to draw (limit {GRAPH_HARD_LIMIT:,})."
+    if full_graph is None and biggest > GRAPH_AUTO_LIMIT:
+        return [], (f"The largest framework has {biggest:,} arguments, more than a drawing shows legibly "
+                    f"({GRAPH_AUTO_LIMIT}); ask for it with --full-graph.")
+    order = list(r0.source.strengths)
+    out = []
+    for i, (role, label, side) in enumerate(sides):
+        g = graph_view(side, role, f"g{i}", proposal_order=order)
+        if g is not None:
+            out.append((label, g))
+    return out, ""
+
+
+def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", full_graph: bool | None = None) -> str:
+    """Render a report or suite as one self-contained HTML document.
+
+    ``full_graph``: None (default) embeds the filterable full graphs when every framework has at
+    most :data:`~argfaith.metrics.render.views.GRAPH_AUTO_LIMIT` arguments; True draws them up to
+    :data:`~argfaith.metrics.render.views.GRAPH_HARD_LIMIT`; False leaves them out.
+    """
     reports = as_reports(obj)
     taus, sens_rows = sensitivity_table(list(obj.sensitivity)) if isinstance(obj, EvaluationSuite) else ([], [])
-    graph_cache: dict[int, GraphLayout | None] = {}
-
-    def graph(side: Any) -> GraphLayout | None:
-        key = id(side)
-        if key not in graph_cache:
-            graph_cache[key] = _graph(side)
-        return graph_cache[key]
-
-    sections = []
-    for i, r in enumerate(reports):
-        sections.append(
-            {
-                "index": i,
-                "report": r,
-                "source_graph": graph(r.source),
-                "summary_graph": graph(r.summary),
-                "bad": disagreeing_proposals(r),
-                "explanations": {e.proposal: e for e in r.explanations},
-            }
-        )
+    cards = proposal_cards(reports)
+    graphs, graph_note = _graphs(reports, full_graph)
     slabels, srows = strength_rows(reports)
+    bad = bad_proposals(reports)
+    tau0 = primary_tau(reports)
+    shown = [r for r in reports if r.settings.tau == tau0]
     return _env().get_template("report.html.j2").render(
         title=title,
         csp=CSP,
         reports=reports,
+        shown=shown,
         labels=column_labels(reports),
+        key=framework_names(reports),
         metric_rows=metric_rows(reports),
         strength_rows=srows,
         strength_labels=slabels,
         tau_text=tau_text(reports),
+        tau0=tau0,
         proposal_texts=reports[0].proposals.texts,
         taus=taus,
         sens_rows=sens_rows,
-        sections=sections,
+        cards=cards,
+        n_bad=len(bad),
+        graphs=graphs,
+        graph_note=graph_note,
         relation=_relation,
         legend_fills=[sigma_fill(0.0), sigma_fill(0.5), sigma_fill(1.0)],
+        report_label=lambda r: report_label(r, reports),
     )

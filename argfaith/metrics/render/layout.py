@@ -80,8 +80,13 @@ def layout_qbaf_dict(
     dx: float = 46.0,
     dy: float = 78.0,
     margin: float = 28.0,
+    labels: Mapping[str, str] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> GraphLayout:
-    """Lay out a QBAF given in argfaith's JSON interchange format (``qbaf_to_dict``)."""
+    """Lay out a QBAF given in argfaith's JSON interchange format (``qbaf_to_dict``).
+
+    ``labels`` (short text drawn on a node, default its id shortened to 6 characters) and
+    ``titles`` (hover text, default id, speaker, τ, σ and text) override per argument."""
     args = list(qbaf.get("arguments", []))
     ids = [a["id"] for a in args]
     kind = {a["id"]: a.get("kind", "speech") for a in args}
@@ -163,8 +168,8 @@ def layout_qbaf_dict(
                 y=round(y, 2),
                 r=13.0 if is_prop else 11.0,
                 w=prop_w / 2 + 6 if is_prop else 11.0,
-                label=_short(a, 6),
-                title="\n".join(parts),
+                label=_short((labels or {}).get(a, a), 7),
+                title=(titles or {}).get(a) or "\n".join(parts),
                 sigma=s,
                 fill=sigma_fill(s),
                 unconnected=a in unconnected,

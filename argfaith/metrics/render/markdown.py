@@ -48,10 +48,10 @@ def _table(header: list[str], rows: list[list[str]], align: list[str] | None = N
     return out
 
 
-def _explanations(r: EvaluationReport) -> list[str]:
+def _explanations(r: EvaluationReport, reports: list[EvaluationReport]) -> list[str]:
     if not r.explanations:
         return []
-    out = [f"### Explanations — {md_escape(report_label(r))}", ""]
+    out = [f"### Explanations — {md_escape(report_label(r, reports))}", ""]
     bad = disagreeing_proposals(r)
     if not bad:
         out += ["The summary agrees with the source on every proposal (π_dpc, π_bc and π_εa).", ""]
@@ -136,7 +136,7 @@ def render_markdown(obj: Reportish) -> str:
             c = side.convergence
             if not side.acyclic:
                 conv.append(
-                    f"- {md_escape(report_label(r))} — {role}: cyclic, {'converged' if c.converged else '**not converged**'} "
+                    f"- {md_escape(report_label(r, reports))} — {role}: cyclic, {'converged' if c.converged else '**not converged**'} "
                     f"({c.method}, {c.iterations} iterations, residual {c.residual:.2g})"
                 )
     if conv:
@@ -144,8 +144,8 @@ def render_markdown(obj: Reportish) -> str:
     tau0 = primary_tau(reports)
     for r in reports:
         if r.settings.tau == tau0:
-            out += _explanations(r)
-    warns = [f"- {md_escape(report_label(r))}: {md_escape(w)}" for r in reports for w in r.warnings]
+            out += _explanations(r, reports)
+    warns = [f"- {md_escape(report_label(r, reports))}: {md_escape(w)}" for r in reports for w in r.warnings]
     if warns:
         out += ["## Warnings", "", *warns, ""]
     return "\n".join(out).rstrip() + "\n"

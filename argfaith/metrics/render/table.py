@@ -45,31 +45,50 @@ def _short(s: str | None, n: int = 90) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def _metrics_table(reports: list[EvaluationReport]) -> Table:
+def _width(lines: list[str]) -> int:
+    return max((len(ln) for s in lines for ln in s.split("\n")), default=0)
+
+
+def _needs_compact(reports: list[EvaluationReport], width: int) -> bool:
+    """True when the tables with the summaries' names as headers would not fit ``width``
+    columns: then headers are the codes Q, Q*1, Q*2 ... (explained by the key below them),
+    never names broken in the middle of a word."""
+    rows = metric_rows(reports)
+    first = max(len("metric"), min(30, _width([r.label for r in rows])))  # the metric column may wrap
+    cols = [first, _width([r.symbol for r in rows])]
+    for i, lab in enumerate(column_labels(reports)):
+        vals = [r.source if i == 0 else r.values[i - 1] for r in rows]
+        cols.append(max(_width([lab]), _width(vals)))
+    return sum(cols) + 3 * len(cols) + 1 > width
+
+
+def _metrics_table(reports: list[EvaluationReport], compact: bool) -> Table:
     t = Table(title="Faithfulness metrics (PAPER.md §5; n/a = undefined)", title_justify="left")
-    t.add_column("metric", no_wrap=True)
+    t.add_column("metric", overflow="fold", min_width=12)
     t.add_column("", style="dim", no_wrap=True)
-    for lab in column_labels(reports):
-        t.add_column(_t(lab), justify="right", overflow="fold")
+    for lab in column_labels(reports, compact=compact):
+        t.add_column(_t(lab), justify="right", no_wrap=True)
     for row in metric_rows(reports):
         label = row.label + (f" ({row.note})" if row.note else "")
         t.add_row(_t(label), _t(row.symbol), _t(row.source), *[_t(v) for v in row.values])
     return t
 
 
-def _strengths_table(reports: list[EvaluationReport], width: int) -> Table:
+def _strengths_table(reports: list[EvaluationReport], width: int, compact: bool) -> Table:
     t = Table(title="Proposal strengths σ (DF-QuAD; Table 4 layout)", title_justify="left")
-    t.add_column("proposal")
-    labels, rows = strength_rows(reports)
+    t.add_column("proposal", no_wrap=True)
+    labels, rows = strength_rows(reports, compact=compact)
     for lab in labels:
-        t.add_column(_t(lab), justify="right", overflow="fold")
+        t.add_column(_t(lab), justify="right", no_wrap=True)
     # Proposal texts only when there is room; explanations quote them anyway.
-    show_text = width - 14 * (len(labels) + 1) >= 40
+    used = _width([p for p, _, _ in rows] + ["proposal"]) + sum(max(_width([lab]), 4) + 3 for lab in labels) + 4
+    room = min(70, width - used - 3)
+    show_text = room >= 30
     if show_text:
-        t.add_column("text", overflow="ellipsis", no_wrap=True, max_width=70)
+        t.add_column("text", overflow="ellipsis", no_wrap=True, max_width=room)
     texts = reports[0].proposals.texts
     for p, s, vals in rows:
-        extra = [_t(_short(texts.get(p), 70), "dim")] if show_text else []
+        extra = [_t(_short(texts.get(p), room), "dim")] if show_text else []
         t.add_row(_t(p), _t(s), *[_t(v) for v in vals], *extra)
     return t
 
@@ -79,7 +98,7 @@ def _sensitivity(obj: EvaluationSuite) -> Table | None:
     if len(taus) < 2:
         return None
     t = Table(title="Sensitivity to the speech base score τ (Table 6 layout)", title_justify="left")
-    t.add_column("summary", overflow="fold")
+    t.add_column("summary", overflow="fold", min_width=12)
     for tau in taus:
         lab = "file" if tau is None else f"τ={tau:g}"
         t.add_column(f"π_bc {lab}", justify="right")
@@ -93,13 +112,13 @@ def _sensitivity(obj: EvaluationSuite) -> Table | None:
     return t
 
 
-def _explanations(r: EvaluationReport) -> list[object]:
+def _explanations(r: EvaluationReport, reports: list[EvaluationReport]) -> list[object]:
     out: list[object] = []
     if not r.explanations:
         return out
     bad = disagreeing_proposals(r)
     ex = {e.proposal: e for e in r.explanations}
-    head = Text.assemble(("Explanations — ", "bold"), (report_label(r), "bold"))
+    head = Text.assemble(("Explanations — ", "bold"), (report_label(r, reports), "bold"))
     n_ok = len(r.pairwise.per_proposal) - len(bad)
     if not bad:
         head.append(f": the summary agrees with the source on all {n_ok} proposal(s)", style="green")
@@ -145,13 +164,14 @@ def table_renderables(obj: Reportish, width: int = 120) -> list[object]:
     """The rich renderables of a report or suite, in display order, for a ``width``-column
     terminal."""
     reports = as_reports(obj)
-    parts: list[object] = [_metrics_table(reports), _strengths_table(reports, width)]
+    compact = _needs_compact(reports, width)
+    parts: list[object] = [_metrics_table(reports, compact), _strengths_table(reports, width, compact)]
     if isinstance(obj, EvaluationSuite):
         s = _sensitivity(obj)
         if s is not None:
             parts.append(s)
     key = Text("", style="dim")
-    for lab, desc in framework_names(reports):
+    for lab, desc in framework_names(reports, compact=compact):
         key.append(f"{lab}: ")
         key.append(desc)
         key.append("\n")
@@ -159,13 +179,13 @@ def table_renderables(obj: Reportish, width: int = 120) -> list[object]:
     tau0 = primary_tau(reports)
     for r in reports:
         if r.settings.tau == tau0:
-            parts.extend(_explanations(r))
+            parts.extend(_explanations(r, reports))
     notes = []
     for r in reports:
         for w in r.warnings:
-            notes.append(Text.assemble(("warning: ", "bold yellow"), (f"[{report_label(r)}] ", "yellow"), w))
+            notes.append(Text.assemble(("warning: ", "bold yellow"), (f"[{report_label(r, reports)}] ", "yellow"), w))
     c = [
-        f"{report_label(r)}: {'converged' if r.summary.convergence.converged else 'NOT converged'} "
+        f"{report_label(r, reports)}: {'converged' if r.summary.convergence.converged else 'NOT converged'} "
         f"({r.summary.convergence.method}, {r.summary.convergence.iterations} iterations, residual {r.summary.convergence.residual:.2g})"
         for r in reports
         if not r.summary.acyclic

@@ -30,6 +30,7 @@ from argfaith.errors import ConfigurationError
 from argfaith.llm.cache import RequestCache, default_cache_path
 from argfaith.llm.complete import LLMRequest, LLMRunner, build_request
 from argfaith.llm.cost import DEFAULT_MODEL
+from argfaith.llm.errors import MissingAPIKeyError
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
 from argfaith.mining.parse import FALLBACK_LABEL, parse_answer, parse_multi_answer
 from argfaith.mining.prompts import (
@@ -311,6 +312,30 @@ class ClaudeRelationClassifier:
             prompt_caching=self.prompt_caching,
             single_max_tokens=self.single_max_tokens,
         )
+
+    def check_requests(self, pairs: Sequence[PairQuery]) -> None:
+        """Before a run: without ``ANTHROPIC_API_KEY`` (and no injected client), fail at once naming
+        how many of the *whole run's* requests are not in the request cache — not only those of the
+        first chunk the runner would reach.
+
+        Raises
+        ------
+        argfaith.llm.MissingAPIKeyError
+            Some of the requests for ``pairs`` are not cached and no key is set.
+        """
+        from argfaith.llm.client import api_key_available
+
+        if self._runner.client is not None or api_key_available() or not pairs:
+            return
+        keys = {pr.request.key for pr in self.plan(pairs)}
+        cached = len(self.cache.get_many(keys)) if self.cache is not None else 0
+        missing = len(keys) - cached
+        if missing:
+            raise MissingAPIKeyError(
+                f"ANTHROPIC_API_KEY is not set: this run needs {len(keys):,} request(s) to Claude for {len(pairs):,} pair(s), "
+                f"{missing:,} of them not in the request cache (plus single-pair re-asks of any garbled multi-target "
+                "answer); export the key, or price the run with --dry-run, or use an offline classifier"
+            )
 
     def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
         """One prediction per pair, in order (see the module docstring for the modes).

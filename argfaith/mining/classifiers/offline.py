@@ -517,11 +517,14 @@ class OfflineRelationClassifier(PriorAwareClassifier):
 
 def load_idf(path: str | Path) -> IdfTable:
     """Read an IDF table written by ``scripts/train_offline.py``."""
+    from argfaith.textio import read_json
+
+    if not Path(path).exists():
+        raise ConfigurationError(f"offline classifier IDF table not found: {path}")
+    raw = read_json(path, what="IDF table")
     try:
-        return IdfTable.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise ConfigurationError(f"offline classifier IDF table not found: {path}") from None
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        return IdfTable.from_json(raw)
+    except (KeyError, TypeError, ValueError) as e:
         raise DataFormatError(f"{path}: not an offline IDF table ({e})") from None
 
 

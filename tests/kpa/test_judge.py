@@ -14,8 +14,8 @@ import pytest
 from argfaith.datasets.kpa import load_kpa
 from argfaith.llm.errors import MissingAPIKeyError
 from argfaith.llm.testing import FakeAnthropicAPI, user_text
-from argfaith.metrics.kpa import kpa_track1_score
-from argfaith.metrics.kpa_matcher import (
+from argfaith.kpa.track1 import kpa_track1_score
+from argfaith.kpa.matchers import (
     ClaudeKeyPointJudge,
     judge_prompt,
     make_matcher,

@@ -253,16 +253,10 @@ def validate_kpa_predictions(raw: Any, *, source: str = "<predictions>") -> dict
 
 def load_kpa_predictions(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
     """Read a Track 1 predictions JSON file (the shared task's ``predictions.p``)."""
+    from argfaith.textio import read_json
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise DataFormatError(f"{p}: cannot read predictions: {e}") from e
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataFormatError(f"{p}:{e.lineno}: invalid JSON: {e.msg}") from e
-    return validate_kpa_predictions(raw, source=str(p))
+    return validate_kpa_predictions(read_json(p, what="predictions file"), source=str(p))
 
 
 def save_kpa_predictions(predictions: Predictions, path: str | os.PathLike[str]) -> None:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from argfaith.errors import ConfigurationError
-from argfaith.metrics.keypoints import (
+from argfaith.kpa.keypoints import (
     evaluate_key_points,
     key_point_rouge,
     similarity_function,

@@ -356,14 +356,10 @@ class MatcherModel:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MatcherModel:
+        from argfaith.textio import read_json
+
         p = Path(path)
-        try:
-            raw = json.loads(p.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise DataFormatError(f"{p}: cannot read model: {e}") from e
-        except json.JSONDecodeError as e:
-            raise DataFormatError(f"{p}:{e.lineno}: invalid JSON: {e.msg}") from e
-        return cls.from_dict(raw, source=str(p))
+        return cls.from_dict(read_json(p, what="matcher model file"), source=str(p))
 
 
 def fit_matcher_model(

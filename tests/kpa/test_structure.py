@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from argfaith.datasets.kpa import load_kpa
 from argfaith.errors import DataFormatError
-from argfaith.metrics.kpa import load_kpa_predictions
-from argfaith.metrics.kpa_structure import (
+from argfaith.kpa.track1 import load_kpa_predictions
+from argfaith.kpa.structure import (
     assignments_from_predictions,
     global_cluster_precision,
     kpa_structure,

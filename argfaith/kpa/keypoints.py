@@ -60,7 +60,7 @@ def similarity_function(name: str, **options: Any) -> SimilarityFn:
     if name == "tfidf":
         return lambda g, r: tfidf_cosine(g, r, stem=True)
     if name == "embedding":
-        from argfaith.metrics.kpa_matcher import SentenceEncoder
+        from argfaith.kpa.matchers import SentenceEncoder
 
         enc = SentenceEncoder(options.get("model"), cache=options.get("cache"))
 

@@ -24,6 +24,7 @@ unmatched) or from Track 1 predictions and a threshold (:func:`assignments_from_
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from argfaith.errors import DataFormatError
+from argfaith.textio import read_text
 
 __all__ = [
     "ClusterPrecision",
@@ -265,11 +267,7 @@ def unmatched_judgements_from_labels(
 # ---------------------------------------------------------------------------- readers
 def _csv_rows(path: str | os.PathLike[str], columns: Sequence[str]) -> Iterable[tuple[int, dict[str, str]]]:
     p = Path(path)
-    try:
-        fh = p.open(newline="", encoding="utf-8-sig")
-    except OSError as e:
-        raise DataFormatError(f"{p}: cannot read: {e}") from e
-    with fh:
+    with io.StringIO(read_text(p, what="CSV file"), newline="") as fh:
         r = csv.DictReader(fh)
         if r.fieldnames is None:
             raise DataFormatError(f"{p}: empty file (expected header {','.join(columns)})")

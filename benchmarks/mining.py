@@ -75,7 +75,7 @@ EXHAUSTIVE_LABELS: dict[str, dict[str, list[str]]] = {
 def _offline() -> Any:
     from argfaith.cli.mine import make_classifier
 
-    return make_classifier("offline")[0]
+    return make_classifier("features")[0]
 
 
 def _table(rows: list[dict[str, Any]], cols: list[str], title: str) -> None:

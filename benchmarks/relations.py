@@ -8,7 +8,7 @@ Usage::
 Quality rows (macro-F1 = the paper's Table 2 F1):
 
 - ``majority``, ``lexical``: fixed rules, no training.
-- ``offline``, ``embedding`` (shipped weights): trained on the EP silver dev pairs + the LLM-labelled
+- ``features`` (the default ``offline`` before issue 11), ``embedding`` (shipped weights): trained on the EP silver dev pairs + the LLM-labelled
   EP pairs (data/ep_pairs_llm). On Amelia val that is an out-of-domain test; on EP dev the shipped
   weights have SEEN the pairs, so the EP dev number reported for them is 5-fold cross-validation
   grouped by source argument (the LLM-labelled pairs join every training fold, weight 0.5),
@@ -94,7 +94,7 @@ def quality(data: Path, seeds: int) -> list[dict[str, Any]]:
     ep = load_relation_pairs(data / "ep_relations_silver" / "dev.jsonl")
     llm = load_relation_pairs(LLM_PAIRS)
     ctx = DebateContexts(data / "ep_debates")  # speech context of the EP argument ids
-    names = ["majority", "lexical", "offline"] + (["embedding"] if _has_embeddings() else [])
+    names = ["majority", "lexical", "features"] + (["embedding"] if _has_embeddings() else [])
     rows: list[dict[str, Any]] = []
     for name in names:
         clf = make_classifier(name)
@@ -130,7 +130,7 @@ def nested(data: Path, seeds: int) -> list[dict[str, Any]]:
     ep = load_relation_pairs(data / "ep_relations_silver" / "dev.jsonl")
     llm = load_relation_pairs(LLM_PAIRS)
     ctx = DebateContexts(data / "ep_debates")
-    grids = {"offline": (0.003, 0.01, 0.03, 0.1)}
+    grids = {"features": (0.003, 0.01, 0.03, 0.1)}
     if _has_embeddings():
         grids["embedding"] = (0.1, 0.3, 1.0)
     rows = []
@@ -170,7 +170,7 @@ def speed(data: Path) -> list[dict[str, Any]]:
     # All-distinct texts: suffix every text with its pair number, so nothing is cached.
     unique = [PairQuery(f"{p.source} ({k})", f"{p.target} [{k}]", title, target_kind=p.target_kind) for k, p in enumerate(pairs)]
     rows = []
-    names = ["offline"] + (["embedding"] if _has_embeddings() else [])
+    names = ["features"] + (["embedding"] if _has_embeddings() else [])
     for name in names:
         for label, batch, n_texts in (("10,000 pairs / 500 arguments", pairs, 501), ("10,000 pairs / all texts distinct", unique, 20_001)):
             if name == "embedding" and batch is unique:
@@ -307,7 +307,7 @@ def density(data: Path) -> dict[str, Any]:
     for did in debate_ids:
         debate = read_ep_debate(find_ep_debate(data / "ep_debates", did))
         plans = [("source", plan_debate(debate))] + [(s.variant or "summary", plan_summary(s, debate)) for s in iter_summaries(data, did)]
-        before, after = make_classifier("offline?prior=balanced"), make_classifier("offline")
+        before, after = make_classifier("features?prior=balanced"), make_classifier("features")
         for doc, plan in plans:
             if not plan.pairs:
                 continue

@@ -186,7 +186,7 @@ class Experiment:
     def offline_oof(self, seed: int) -> np.ndarray:
         """The light offline model (shipped recipe) on the same folds, LLM pairs at weight 0.5."""
         folds = group_folds(self.ep, K, group_by="source", seed=seed)
-        trainer = trainer_for("offline")
+        trainer = trainer_for("features")
         P = np.zeros((len(self.ep), len(LABELS)))
         for f in range(K):
             tr = [i for i, g in enumerate(folds) if g != f]

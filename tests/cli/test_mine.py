@@ -168,7 +168,7 @@ def test_ctrl_c_then_rerun_resumes(tmp_path: Path):
     debate = _big_debate(tmp_path / "big.json")
     out = tmp_path / "q.json"
     ckpt = tmp_path / "q.pairs.jsonl"
-    cmd = [sys.executable, "-m", "argfaith", "mine", str(debate), "--classifier", "offline", "--out", str(out), "--chunk-size", "300", "-q"]
+    cmd = [sys.executable, "-m", "argfaith", "mine", str(debate), "--classifier", "features", "--out", str(out), "--chunk-size", "300", "-q"]
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.time() + 120

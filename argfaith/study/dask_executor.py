@@ -106,7 +106,7 @@ def dask_client(workers: int, scheduler: str | None = None, retries: int = 3) ->
         return
     with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
         cluster = distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
             silence_logs=logging.ERROR, env=dict(THREAD_ENV),
         )
     client = distributed.Client(cluster)
@@ -203,7 +203,10 @@ def _classifier(ch: RunChannels, spec: str, shipped: Any, emit: _WorkerEmitter) 
 
         return FingerprintedClassifier(BrokeredClassifier(ch.classifier_name, fp, _broker_call(ch, emit)), fp)
     if shipped is not None:
-        return FingerprintedClassifier(shipped, fp)
+        obj = _STATE.get(("shipped", shipped))
+        if obj is None:
+            raise ConfigurationError(f"this worker has no copy of the run's classifier ({shipped}); was it restarted without plugins?")
+        return FingerprintedClassifier(obj, fp)
     with _STATE_LOCK:  # one load per worker process even with several threads
         return worker_classifier(spec, fp)
 
@@ -345,11 +348,14 @@ class DaskRun:
         from distributed import wait
 
         try:
-            done, not_done = wait(list(pending), timeout=0.2, return_when="FIRST_COMPLETED")
+            wait(list(pending), timeout=0.2, return_when="FIRST_COMPLETED")
         except TimeoutError:
-            done, not_done = set(), pending
+            pass
+        except Exception:  # noqa: BLE001 - cancelled futures: reported one by one below
+            pass
         self.drain()
-        return set(done), set(not_done)
+        done = {f for f in pending if f.done()}
+        return done, pending - done
 
     def close(self, futures: Sequence[Any], interrupted: bool) -> None:
         """Stop: tell running tasks (at their next chunk), cancel the rest, stop the owner."""
@@ -367,6 +373,16 @@ class DaskRun:
             self.client.unsubscribe_topic(self.channels.events)
 
 
+def _future_error(f: Any) -> BaseException:
+    """The exception of a failed or cancelled future."""
+    if f.status == "cancelled":
+        return RuntimeError("the scheduler cancelled the task (its inputs were lost)")
+    try:
+        return f.exception()  # type: ignore[no-any-return]
+    except BaseException as e:  # noqa: BLE001 - CancelledError and friends
+        return e
+
+
 def _failure(exc: BaseException, label: str) -> str:
     name = type(exc).__name__
     if name == "KilledWorker":
@@ -374,11 +390,24 @@ def _failure(exc: BaseException, label: str) -> str:
     return f"{label}: {name}: {exc}"
 
 
-def _ship(client: Any, classifier_object: Any) -> Any:
-    """Send a classifier object to every worker once (tasks then share each worker's copy)."""
+@contextlib.contextmanager
+def _shipped(client: Any, classifier_object: Any, run_id: str) -> Iterator[str | None]:
+    """Install ``classifier_object`` on every worker for the run (a worker plugin); yields the
+    name tasks look it up by (None: nothing shipped)."""
     if classifier_object is None:
-        return None
-    return client.scatter(classifier_object, broadcast=True, hash=False)
+        yield None
+        return
+    import cloudpickle
+
+    name = f"argfaith-classifier-{run_id}"
+    from argfaith.study._dask_plugin import ShippedClassifier
+
+    client.register_plugin(ShippedClassifier(name, cloudpickle.dumps(classifier_object)), name=name)
+    try:
+        yield name
+    finally:
+        with contextlib.suppress(Exception):
+            client.unregister_worker_plugin(name)
 
 
 def run_study_on_dask(
@@ -394,56 +423,67 @@ def run_study_on_dask(
     ``KeyboardInterrupt`` stops the run (see the module docstring) and propagates.
     """
     from argfaith.study.broker import BudgetOwner, owns_shared_budget
-    from argfaith.study.runner import ItemOutcome, SourceResult
 
     owner = BudgetOwner(classifier) if owns_shared_budget(classifier) else None
     with dask_client(config.jobs, config.scheduler, config.retries) as client:
         run = DaskRun(client, emit, classifier, fingerprint, owner=owner)
-        shipped = _ship(client, classifier_object) if owner is None else None
-        ch = run.channels
-        futures: dict[Any, tuple[str, Any, int]] = {}
-        by_debate: dict[str, int] = {}
-        n = len(tasks)
-        for rank, t in enumerate(tasks):
-            did = t.debate.debate_id
-            sfut = client.submit(study_source_task, t, ch, shipped, key=f"argfaith-source-{did}-{ch.run_id}",
-                                 retries=config.retries, priority=n - rank, pure=False)
-            futures[sfut] = ("source", t, -1)
-            by_debate[did] = len(t.pending)
-            for i, (sf, _, _) in enumerate(t.pending):
-                f = client.submit(study_summary_task, t, i, sfut, ch, shipped, key=f"argfaith-summary-{did}-{sf.variant}-{ch.run_id}",
-                                  retries=config.retries, priority=2 * n + n - rank, pure=False)
-                futures[f] = ("summary", t, i)
-        pending = set(futures)
-        try:
-            while pending:
-                done, pending = run.wait(pending)
-                for f in done:
-                    kind, t, i = futures.pop(f)
-                    did = t.debate.debate_id
-                    if kind == "source":
-                        if f.status == "finished":
-                            src = f.result()
-                        else:
-                            err = _failure(f.exception(), f"{did}/source")
-                            src = SourceResult(did, {"key": t.source_key}, None, err)
-                        record_source(SourceResult(src.debate_id, src.info, None, src.error, src.seconds))
-                        continue
-                    sf, _, ikey = t.pending[i]
+        with _shipped(client, classifier_object if owner is None else None, run.channels.run_id) as shipped:
+            return _drive_study(client, run, config, tasks, shipped, emit, record_source, record_item, owner)
+
+
+def _drive_study(client: Any, run: DaskRun, config: Any, tasks: Sequence[Any], shipped: str | None, emit: Callable[[tuple[Any, ...]], None],
+                 record_source: Callable[[Any], None], record_item: Callable[[Any], None], owner: Any) -> dict[str, Any]:
+    from argfaith.study.runner import ItemOutcome, SourceResult
+
+    ch = run.channels
+    futures: dict[Any, tuple[str, Any, int]] = {}
+    by_debate: dict[str, int] = {}
+    # A source future stays referenced until its debate's summaries are done: if the worker
+    # holding its result dies, the scheduler recomputes it only while the client wants it.
+    source_futures: dict[str, Any] = {}
+    n = len(tasks)
+    for rank, t in enumerate(tasks):
+        did = t.debate.debate_id
+        sfut = client.submit(study_source_task, t, ch, shipped, key=f"argfaith-source-{did}-{ch.run_id}",
+                             retries=config.retries, priority=n - rank, pure=False)
+        futures[sfut] = ("source", t, -1)
+        source_futures[did] = sfut
+        by_debate[did] = len(t.pending)
+        for i, (sf, _, _) in enumerate(t.pending):
+            f = client.submit(study_summary_task, t, i, sfut, ch, shipped, key=f"argfaith-summary-{did}-{sf.variant}-{ch.run_id}",
+                              retries=config.retries, priority=2 * n + n - rank, pure=False)
+            futures[f] = ("summary", t, i)
+    pending = set(futures)
+    try:
+        while pending:
+            done, pending = run.wait(pending)
+            for f in done:
+                kind, t, i = futures.pop(f)
+                did = t.debate.debate_id
+                if kind == "source":
                     if f.status == "finished":
-                        o = f.result()
+                        src = f.result()
                     else:
-                        o = ItemOutcome(sf.item_id, did, sf.variant, "failed", ikey, _failure(f.exception(), sf.item_id))
-                    record_item(o)
-                    by_debate[did] -= 1
-                    if by_debate[did] == 0:
-                        emit(("debate_done", did))
-        except BaseException:
-            run.close(list(futures), interrupted=True)
-            raise
-        run.close([], interrupted=False)
-        return {"executor": "dask", "workers": len(client.scheduler_info().get("workers", {})),
-                "retried": run.retried(), **({"budget_owner": owner.stats()} if owner is not None else {})}
+                        err = _failure(_future_error(f), f"{did}/source")
+                        src = SourceResult(did, {"key": t.source_key}, None, err)
+                    record_source(SourceResult(src.debate_id, src.info, None, src.error, src.seconds))
+                    continue
+                sf, _, ikey = t.pending[i]
+                if f.status == "finished":
+                    o = f.result()
+                else:
+                    o = ItemOutcome(sf.item_id, did, sf.variant, "failed", ikey, _failure(_future_error(f), sf.item_id))
+                record_item(o)
+                by_debate[did] -= 1
+                if by_debate[did] == 0:
+                    source_futures.pop(did, None)
+                    emit(("debate_done", did))
+    except BaseException:
+        run.close(list(futures), interrupted=True)
+        raise
+    run.close([], interrupted=False)
+    return {"executor": "dask", "workers": len(client.scheduler_info().get("workers", {})),
+            "retried": run.retried(), **({"budget_owner": owner.stats()} if owner is not None else {})}
 
 
 def run_sources_on_dask(
@@ -458,28 +498,33 @@ def run_sources_on_dask(
     owner = BudgetOwner(classifier) if owns_shared_budget(classifier) else None
     with dask_client(workers, scheduler, retries) as client:
         run = DaskRun(client, emit, classifier, fingerprint, owner=owner)
-        shipped = _ship(client, classifier_object) if owner is None else None
-        ch = run.channels
-        futures = {
-            client.submit(source_stats_task, t, ch, shipped, key=f"argfaith-stats-{t.debate_id}-{ch.run_id}", retries=retries,
-                          priority=len(tasks) - rank, pure=False): t
-            for rank, t in enumerate(tasks)
-        }
-        pending = set(futures)
-        try:
-            while pending:
-                done, pending = run.wait(pending)
-                for f in done:
-                    t = futures.pop(f)
-                    if f.status == "finished":
-                        r = f.result()
-                    else:
-                        r = {"debate": t.debate_id, "status": "failed", "note": _failure(f.exception(), t.debate_id), "seconds": 0.0}
-                    emit(("item", t.debate_id, "source", r["status"], r["seconds"], t.key, r["note"]))
-                    record(r)
-        except BaseException:
-            run.close(list(futures), interrupted=True)
-            raise
-        run.close([], interrupted=False)
-        return {"executor": "dask", "workers": len(client.scheduler_info().get("workers", {})), "retried": run.retried(),
-                **({"budget_owner": owner.stats()} if owner is not None else {})}
+        with _shipped(client, classifier_object if owner is None else None, run.channels.run_id) as shipped:
+            return _drive_sources(client, run, tasks, shipped, retries, emit, record, owner)
+
+
+def _drive_sources(client: Any, run: DaskRun, tasks: Sequence[Any], shipped: str | None, retries: int,
+                   emit: Callable[[tuple[Any, ...]], None], record: Callable[[dict[str, Any]], None], owner: Any) -> dict[str, Any]:
+    ch = run.channels
+    futures = {
+        client.submit(source_stats_task, t, ch, shipped, key=f"argfaith-stats-{t.debate_id}-{ch.run_id}", retries=retries,
+                      priority=len(tasks) - rank, pure=False): t
+        for rank, t in enumerate(tasks)
+    }
+    pending = set(futures)
+    try:
+        while pending:
+            done, pending = run.wait(pending)
+            for f in done:
+                t = futures.pop(f)
+                if f.status == "finished":
+                    r = f.result()
+                else:
+                    r = {"debate": t.debate_id, "status": "failed", "note": _failure(_future_error(f), t.debate_id), "seconds": 0.0}
+                emit(("item", t.debate_id, "source", r["status"], r["seconds"], t.key, r["note"]))
+                record(r)
+    except BaseException:
+        run.close(list(futures), interrupted=True)
+        raise
+    run.close([], interrupted=False)
+    return {"executor": "dask", "workers": len(client.scheduler_info().get("workers", {})), "retried": run.retried(),
+            **({"budget_owner": owner.stats()} if owner is not None else {})}

@@ -88,13 +88,22 @@ NETWORK_FILESYSTEMS = frozenset({
 })
 
 
-def filesystem_type(path: str | os.PathLike[str]) -> str | None:
-    """The type of the filesystem holding ``path`` (the longest mount point above it in
-    ``/proc/self/mountinfo``), or None where that file does not exist (not Linux)."""
-    try:
-        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
+def filesystem_type(path: str | os.PathLike[str], *, mountinfo: str | None = None) -> str | None:
+    """The type of the filesystem holding ``path``: that of the longest mount point above it in
+    ``mountinfo`` (default: ``/proc/self/mountinfo``), or None where there is none (not Linux).
+
+    Examples
+    --------
+    >>> info = "22 1 8:1 / / rw - ext4 /dev/sda1 rw" + chr(10) + "90 22 0:51 / /mnt/shared rw - nfs4 srv:/x rw"
+    >>> filesystem_type("/mnt/shared/out/cache.sqlite", mountinfo=info), filesystem_type("/mnt/sharedx", mountinfo=info)
+    ('nfs4', 'ext4')
+    """
+    if mountinfo is None:
+        try:
+            mountinfo = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+    lines = mountinfo.splitlines()
     target = os.path.realpath(path)
     best, best_type = "", None
     for line in lines:

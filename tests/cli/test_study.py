@@ -102,6 +102,9 @@ def test_failed_items_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca
         (["--data", str(FIX), "--source-only", "--candidates", "topk:5"], "--source-only mines all pairs"),
         (["--data", str(FIX), "--source-only", "--classifier", "claude"], "needs ANTHROPIC_API_KEY"),
         ([], "no debates folder"),
+        (["--data", str(FIX), "--executor", "ray"], "--executor ray is not supported yet"),
+        (["--data", str(FIX), "--executor", "spark"], "--executor must be one of local, dask"),
+        (["--data", str(FIX), "--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs --executor dask"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -123,3 +126,36 @@ def test_source_only(tmp_path: Path) -> None:
     assert all(x["status"] == "ok" and int(x["pairs_all"]) > 0 for x in rows)
     s = json.loads((out / "source_stats.json").read_text())
     assert s["pairs"]["all"] == sum(int(x["pairs_all"]) for x in rows)
+
+
+def test_missing_dask_extra_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    code, _, err = main(["--data", str(FIX), "--out", str(tmp_path / "o"), "--classifier", "lexical", "--executor", "dask"],
+                        monkeypatch, capsys)
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "pip install 'argfaith[dask]'" in last and "Traceback" not in err
+    assert not (tmp_path / "o").exists()  # said before any work
+
+
+@pytest.mark.slow
+def test_dask_executor_through_the_cli(tmp_path: Path) -> None:
+    """`--executor dask --jobs 2`: a local Dask cluster of two workers; the same table as the
+    local pool, progress lines, and a rerun that reuses everything."""
+    base = ["--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"), "--classifier", "lexical",
+            "--baselines", "rouge", "--tau", "0.15,0.2", "--no-plots"]
+    r_local = run(*base, "--out", str(tmp_path / "local"))
+    r = run(*base, "--out", str(tmp_path / "dask"), "--executor", "dask", "--jobs", "2")
+    assert r_local.returncode == 0 and r.returncode == 0, r.stderr
+    assert "5 evaluated, 1 skipped, 0 failed" in r.stdout and "[  6/6]" in r.stderr
+    drop = lambda rows: [{k: v for k, v in x.items() if not k.endswith("_seconds")} for x in rows]  # noqa: E731
+    a = json.loads((tmp_path / "local" / "table.json").read_text())["rows"]
+    b = json.loads((tmp_path / "dask" / "table.json").read_text())["rows"]
+    assert drop(a) == drop(b)
+    run_ = json.loads((tmp_path / "dask" / "study.json").read_text())["runs"][-1]
+    assert run_["executor"] == "dask" and run_["workers"] == 2
+    r2 = run(*base, "--out", str(tmp_path / "dask"), "--executor", "dask", "--jobs", "2")
+    assert r2.returncode == 0 and "6 reused from an earlier run, 0 done now" in r2.stdout
+    src = run("--source-only", "--debates", str(FIX / "ep_debates"), "--out", str(tmp_path / "src"), "--classifier", "lexical",
+              "--executor", "dask", "--jobs", "2", "--no-plots")
+    assert src.returncode == 0 and "Source-only statistics (2 of 2 debates)" in src.stdout, src.stderr

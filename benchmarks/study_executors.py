@@ -1,0 +1,199 @@
+"""The study on the local process pool vs the Dask executor (issue 15): identical outputs, wall
+times, overhead per task — and the numbers behind the plan for a 20,000-debate corpus.
+
+Parts (each runs the real CLI in a subprocess, in fresh output folders under OUT):
+
+``study``    the 12-debate case study (56 summary files) with ``--executor local --jobs 1|2`` and
+             ``--executor dask --jobs 1|2`` (a local Dask cluster of 1 or 2 workers);
+``sources``  source-only statistics (``--source-only``) of a stratified subset of the 309 debates
+             (every ``--stride``-th debate by size), local ``--jobs 1|2`` vs Dask 1 and 2 workers;
+``dryrun``   the Claude dry run of the 12-debate study (``--dry-run --format json``): cost per
+             pair of every strategy, from argfaith's own cost module.
+
+Every run's outputs are compared with the first run of its part, file by file (mined QBAFs,
+checkpoints and Markdown byte for byte; JSON up to timings and the output folder's path).
+Busy time = the seconds recorded per item and per source in the manifest; overhead per task =
+(wall × workers − busy) / tasks; CPU = user + system seconds of the run's whole process tree
+(less sensitive than wall time to the other jobs sharing the machine). Prints tables, writes ``benchmarks/results/study_executors.json``.
+
+    ARGFAITH_DATA=/work/shared/data python benchmarks/study_executors.py OUT [--parts study,sources,dryrun] [--stride 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULT = ROOT / "benchmarks" / "results" / "study_executors.json"
+
+#: (label, executor, workers)
+CONFIGS = (("local, 1 process", "local", 1), ("local, 2 processes", "local", 2),
+           ("dask, 1 worker", "dask", 1), ("dask, 2 workers", "dask", 2))
+
+
+def _strip(obj: Any, out: Path) -> Any:
+    if isinstance(obj, dict):
+        return {k: _strip(v, out) for k, v in obj.items()
+                if "seconds" not in k and k not in ("started", "finished", "updated", "us_per_pair")}
+    if isinstance(obj, list):
+        return [_strip(v, out) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace(str(out), "OUT")
+    return obj
+
+
+def compare_outputs(a: Path, b: Path) -> dict[str, Any]:
+    """Files of ``a`` and ``b`` compared (see the module docstring): counts and differing files."""
+    skip = {"study.json", "table.csv", "source_stats.csv"}  # timing columns / run log; the JSON twins are compared
+    fa = {p.relative_to(a) for p in a.rglob("*") if p.is_file() and p.name not in skip and p.suffix not in (".png", ".svg")}
+    fb = {p.relative_to(b) for p in b.rglob("*") if p.is_file() and p.name not in skip and p.suffix not in (".png", ".svg")}
+    differ = sorted(str(x) for x in fa ^ fb)
+    for rel in sorted(fa & fb):
+        x, y = (a / rel).read_bytes(), (b / rel).read_bytes()
+        if rel.suffix == ".json" and rel.parts[0] != "mined":
+            same = _strip(json.loads(x), a) == _strip(json.loads(y), b)
+        elif rel.suffix in (".html", ".md"):
+            same = x.replace(str(a).encode(), b"OUT") == y.replace(str(b).encode(), b"OUT")
+            if not same and rel.name == "source_stats.md":  # its time line is a timing
+                same = [ln for ln in x.splitlines() if b" s of " not in ln] == [ln for ln in y.splitlines() if b" s of " not in ln]
+        else:
+            same = x == y
+        if not same:
+            differ.append(str(rel))
+    return {"files": len(fa | fb), "differ": differ, "identical": not differ}
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run(args: list[str], log: Path) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system of the command and every process it waited
+    for: pool workers, Dask nannies and workers) of one ``argfaith study`` run."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    c0, t0 = _cpu(), time.perf_counter()
+    with open(log, "w", encoding="utf-8") as fh:
+        r = subprocess.run([sys.executable, "-m", "argfaith", "study", *args], stdout=fh, stderr=subprocess.STDOUT, env=env)
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    if r.returncode != 0:
+        raise SystemExit(f"error: argfaith study {' '.join(args)} exited {r.returncode}; see {log}")
+    return wall, cpu
+
+
+def _busy(out: Path) -> tuple[float, int, int]:
+    """Busy seconds, summary-or-debate items, and Dask-style tasks (sources + items) of a run."""
+    m = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    items = m.get("items", {})
+    busy = sum(float(v.get("seconds") or 0.0) for v in items.values())
+    srcs = m.get("sources", {})
+    busy += sum(float(v.get("seconds") or 0.0) for v in srcs.values())
+    return busy, len(items), len(items) + len(srcs)
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    cols = ["config", "wall_s", "cpu_s", "busy_s", "tasks", "overhead_per_task_s", "vs_local_same_workers", "cpu_vs_local_same_workers",
+            "identical"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        lines.append("| " + " | ".join(str(r.get(c, "")) for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def _measure(name: str, base_args: list[str], out_root: Path) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    first: Path | None = None
+    walls: dict[tuple[str, int], float] = {}
+    cpus: dict[tuple[str, int], float] = {}
+    for label, ex, n in CONFIGS:
+        out = out_root / name / f"{ex}-{n}"
+        if out.exists():
+            raise SystemExit(f"error: {out} exists; use a fresh OUT")
+        print(f"[{name}] {label} ...", flush=True)
+        wall, cpu = _run([*base_args, "--out", str(out), "--executor", ex, "--jobs", str(n), "--no-plots"], out_root / f"{name}-{ex}-{n}.log")
+        busy, items, tasks = _busy(out)
+        walls[(ex, n)] = wall
+        cpus[(ex, n)] = cpu
+        row = {"config": label, "executor": ex, "workers": n, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "busy_s": round(busy, 1),
+               "items": items, "tasks": tasks, "overhead_per_task_s": round((wall * n - busy) / tasks, 3),
+               "loadavg_after": [round(x, 2) for x in os.getloadavg()]}
+        if ex == "dask":
+            row["vs_local_same_workers"] = f"{(wall - walls[('local', n)]) / tasks:+.3f} s/task"
+            row["cpu_vs_local_same_workers"] = f"{(cpu - cpus[('local', n)]) / tasks:+.3f} s/task"
+        cmp_ = compare_outputs(first, out) if first is not None else {"identical": True, "files": None, "differ": []}
+        row["identical"] = cmp_["identical"]
+        row["files_compared"] = cmp_["files"]
+        row["differ"] = cmp_["differ"][:20]
+        first = first or out
+        rows.append(row)
+        print(f"  wall {wall:.1f} s, busy {busy:.1f} s, {tasks} tasks, identical to the first run: {row['identical']}", flush=True)
+    return {"rows": rows}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", type=Path, help="scratch folder for the runs' outputs (must not hold earlier runs)")
+    ap.add_argument("--data", type=Path, default=Path(os.environ["ARGFAITH_DATA"]) if os.environ.get("ARGFAITH_DATA") else None)
+    ap.add_argument("--parts", default="study,sources,dryrun")
+    ap.add_argument("--stride", type=int, default=10, help="sources part: every STRIDE-th debate by size")
+    ap.add_argument("--classifier", default="offline")
+    a = ap.parse_args()
+    if a.data is None:
+        print("error: pass --data DIR or set ARGFAITH_DATA", file=sys.stderr)
+        return 2
+    a.out.mkdir(parents=True, exist_ok=True)
+    res: dict[str, Any] = json.loads(RESULT.read_text(encoding="utf-8")) if RESULT.exists() else {}
+    from argfaith.mining.classifiers.registry import make_classifier
+    from argfaith.mining.classifiers.prior import mining_classifier
+    from argfaith.study.fingerprint import classifier_fingerprint
+
+    clf = mining_classifier(make_classifier(a.classifier))
+    res["classifier"] = {"spec": a.classifier, "class": f"{type(clf).__module__}.{type(clf).__qualname__}", "name": clf.name,
+                         "fingerprint": classifier_fingerprint(clf)}
+    res["machine"] = {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()], "date": time.strftime("%Y-%m-%d")}
+    parts = set(a.parts.split(","))
+    common = ["--classifier", a.classifier, "-q"]
+    if "study" in parts:
+        res["study"] = _measure("study", ["--data", str(a.data), *common], a.out)
+        print(_table(res["study"]["rows"]))
+    if "sources" in parts:
+        from argfaith.datasets.ep import list_ep_debates
+
+        folders = sorted(list_ep_debates(a.data / "ep_debates"),
+                         key=lambda f: sum(x.stat().st_size for x in (f / "interventions").glob("*.json")))
+        subset = [f.name for f in folders[a.stride // 2 :: a.stride]]
+        only = [x for d in subset for x in ("--only", d)]
+        res["sources"] = _measure("sources", ["--source-only", "--debates", str(a.data / "ep_debates"), *common, *only], a.out)
+        s = json.loads((a.out / "sources" / "local-1" / "source_stats.json").read_text(encoding="utf-8"))
+        full = json.loads((ROOT / "benchmarks" / "results" / "case_study_sources.json").read_text(encoding="utf-8"))["summary"]
+        res["sources"].update(subset=subset, stride=a.stride, subset_pairs=s["pairs"]["all"], subset_speech=s["speech_arguments"]["total"],
+                              subset_seconds=s["seconds"], corpus_pairs=full["pairs"]["all"], corpus_debates=full["debates"],
+                              pair_share=s["pairs"]["all"] / full["pairs"]["all"])
+        print(_table(res["sources"]["rows"]))
+        print(f"subset: {len(subset)} of {full['debates']} debates, {s['pairs']['all']:,} of {full['pairs']['all']:,} pairs "
+              f"({res['sources']['pair_share']:.1%})")
+    if "dryrun" in parts:
+        out = a.out / "dryrun"
+        r = subprocess.run([sys.executable, "-m", "argfaith", "study", "--data", str(a.data), "--out", str(out), "--classifier", "claude",
+                            "--dry-run", "--format", "json", "-q"], capture_output=True, text=True,
+                           env={k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"})
+        if r.returncode != 0:
+            raise SystemExit(f"error: dry run failed: {r.stderr[-2000:]}")
+        res["dryrun"] = json.loads(r.stdout)
+    res["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    RESULT.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {RESULT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -96,7 +96,11 @@ def _busy(out: Path) -> tuple[float, int, int]:
     items = m.get("items", {})
     busy = sum(float(v.get("seconds") or 0.0) for v in items.values())
     srcs = m.get("sources", {})
-    busy += sum(float(v.get("seconds") or 0.0) for v in srcs.values())
+    for did, v in srcs.items():
+        secs = float(v.get("seconds") or 0.0)
+        if "debate_seconds" not in v:  # manifests before the source step was timed apart: whole debate
+            secs -= sum(float(x.get("seconds") or 0.0) for k, x in items.items() if k.startswith(did + "/"))
+        busy += secs
     return busy, len(items), len(items) + len(srcs)
 
 
@@ -139,13 +143,68 @@ def _measure(name: str, base_args: list[str], out_root: Path) -> dict[str, Any]:
     return {"rows": rows}
 
 
+def plan_20k(res: dict[str, Any], study_out: Path, *, debates: int, summaries_per_debate: int) -> dict[str, Any]:
+    """The numbers for a corpus of ``debates`` EP-like debates with ``summaries_per_debate``
+    summaries each, from this file's measurements and the 309-debate source statistics."""
+    full = json.loads((ROOT / "benchmarks" / "results" / "case_study_sources.json").read_text(encoding="utf-8"))["summary"]
+    src_pairs = full["pairs"]["all"] / full["debates"]
+    dry = res["dryrun"]
+    n_sum = sum(d["summaries"] for d in dry["debates"])
+    sum_pairs = sum(d["summary_pairs"] for d in dry["debates"]) / n_sum
+    pairs_total = debates * (src_pairs + summaries_per_debate * sum_pairs)
+    # Offline model and end-to-end CPU per pair: the 309-debate source run (one core per debate).
+    us_classify = 1e6 * full["seconds"]["classify"] / full["pairs"]["all"]
+    us_source_total = 1e6 * full["seconds"]["total"] / full["pairs"]["all"]
+    # Per summary, end to end (mining its pairs, evaluation at 3 τ, ROUGE, explanations): the
+    # 12-debate study on one local process; per source: its share of that run.
+    study = {r["config"]: r for r in res["study"]["rows"]}
+    one = study["local, 1 process"]
+    m = json.loads((study_out / "local-1" / "study.json").read_text(encoding="utf-8"))
+    item_s = [float(v["seconds"]) for v in m["items"].values() if v.get("status") == "ok"]
+    per_summary_s = sum(item_s) / len(item_s)
+    core_s = debates * (src_pairs * us_source_total / 1e6 + summaries_per_debate * per_summary_s)
+    two = study["dask, 2 workers"]
+    efficiency = two["busy_s"] / (two["wall_s"] * 2)
+    workers_day = core_s / 86_400 / efficiency
+    strategies = []
+    for e in dry["total"]:
+        per_m = e["usd"] / e["pairs"] * 1e6
+        strategies.append({"strategy": e["strategy"], "usd_per_million_pairs": round(per_m, 3), "optimistic": e["optimistic"],
+                           "usd_total": round(per_m * pairs_total / 1e6, 0), "requests_total": round(e["requests"] / e["pairs"] * pairs_total)})
+    safe = min((x for x in strategies if not x["optimistic"]), key=lambda x: x["usd_total"])
+    return {
+        "debates": debates, "summaries_per_debate": summaries_per_debate,
+        "source_pairs_per_debate": round(src_pairs), "summary_pairs_per_summary": round(sum_pairs),
+        "pairs_total": round(pairs_total), "source_pairs_total": round(debates * src_pairs),
+        "offline_us_per_pair_classify": round(us_classify, 1), "offline_us_per_pair_source_end_to_end": round(us_source_total, 1),
+        "per_summary_seconds_end_to_end": round(per_summary_s, 2), "core_seconds": round(core_s), "core_days": round(core_s / 86_400, 2),
+        "dask_efficiency_2_workers": round(efficiency, 3), "workers_for_one_day": round(workers_day, 1),
+        "claude_model": dry["model"], "claude": strategies, "claude_cheapest_not_optimistic": safe,
+        "claude_cheapest": min(strategies, key=lambda x: x["usd_total"]),
+        "source_local1_wall_s": one["wall_s"],
+    }
+
+
+def print_plan(p: dict[str, Any]) -> None:
+    print(f"plan: {p['debates']:,} debates x ({p['source_pairs_per_debate']:,} source pairs + {p['summaries_per_debate']} summaries x "
+          f"{p['summary_pairs_per_summary']:,} pairs) = {p['pairs_total']:,} pairs")
+    print(f"offline: {p['offline_us_per_pair_classify']} us/pair classifying, {p['offline_us_per_pair_source_end_to_end']} us/pair source end to end, "
+          f"{p['per_summary_seconds_end_to_end']} s per summary -> {p['core_days']} core-days; "
+          f"at the measured Dask efficiency {p['dask_efficiency_2_workers']:.0%}: {p['workers_for_one_day']} single-core workers for a day")
+    for x in p["claude"]:
+        print(f"  claude {p['claude_model']} {x['strategy']:<18} ${x['usd_per_million_pairs']:.2f}/M pairs -> ${x['usd_total']:,.0f}"
+              + (" (optimistic)" if x["optimistic"] else ""))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path, help="scratch folder for the runs' outputs (must not hold earlier runs)")
     ap.add_argument("--data", type=Path, default=Path(os.environ["ARGFAITH_DATA"]) if os.environ.get("ARGFAITH_DATA") else None)
-    ap.add_argument("--parts", default="study,sources,dryrun")
+    ap.add_argument("--parts", default="study,sources,dryrun,plan")
     ap.add_argument("--stride", type=int, default=10, help="sources part: every STRIDE-th debate by size")
     ap.add_argument("--classifier", default="offline")
+    ap.add_argument("--plan-debates", type=int, default=20_000)
+    ap.add_argument("--plan-summaries", type=int, default=6, help="summaries per debate in the plan (the shared data has 6 variants)")
     a = ap.parse_args()
     if a.data is None:
         print("error: pass --data DIR or set ARGFAITH_DATA", file=sys.stderr)
@@ -189,6 +248,16 @@ def main() -> int:
         if r.returncode != 0:
             raise SystemExit(f"error: dry run failed: {r.stderr[-2000:]}")
         res["dryrun"] = json.loads(r.stdout)
+    if "rescan" in parts:  # recompute busy time and overhead from the runs' manifests
+        for name in ("study", "sources"):
+            for row in res.get(name, {}).get("rows", []):
+                busy, _, tasks = _busy(a.out / name / f"{row['executor']}-{row['workers']}")
+                row.update(busy_s=round(busy, 1), tasks=tasks, overhead_per_task_s=round((row["wall_s"] * row["workers"] - busy) / tasks, 3))
+            if name in res:
+                print(_table(res[name]["rows"]))
+    if "plan" in parts:
+        res["plan"] = plan_20k(res, a.out / "study", debates=a.plan_debates, summaries_per_debate=a.plan_summaries)
+        print_plan(res["plan"])
     res["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     RESULT.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {RESULT}")

@@ -111,6 +111,8 @@ class DebateOutcome:
     source: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
+    #: The source step's share of ``seconds`` (loading the debate, mining, its report).
+    source_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -497,7 +499,7 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
         items = tuple(source_failed_outcome(task, i, src.error) for i in range(len(task.pending)))
         for it in items:
             emit(("item", did, it.variant, "failed", 0.0, it.key, it.note))
-        return DebateOutcome(did, items, src.info, src.error, src.seconds)
+        return DebateOutcome(did, items, src.info, src.error, src.seconds, src.seconds)
     baselines = debate_baselines(debate, task)
     outcomes = []
     for i in range(len(task.pending)):
@@ -505,7 +507,7 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
         outcomes.append(o)
         emit(("item", did, o.variant, o.status, o.seconds, o.key, o.note))
     emit(("debate_done", did))
-    return DebateOutcome(did, tuple(outcomes), src.info, None, src.seconds + sum(o.seconds for o in outcomes))
+    return DebateOutcome(did, tuple(outcomes), src.info, None, src.seconds + sum(o.seconds for o in outcomes), src.seconds)
 
 
 # ---------------------------------------------------------------------------- worker processes
@@ -722,7 +724,8 @@ def run_study(
     on_event(("start", n_total, len(prep.reused)))
 
     def record(o: DebateOutcome) -> None:
-        manifest.sources[o.debate_id] = {**o.source, "error": o.error, "seconds": round(o.seconds, 3)}
+        manifest.sources[o.debate_id] = {**o.source, "error": o.error, "seconds": round(o.source_seconds, 3),
+                                         "debate_seconds": round(o.seconds, 3)}
         for it in o.items:
             manifest.items[it.item_id] = {"status": it.status, "key": it.key, "note": it.note, "seconds": round(it.seconds, 3),
                                           "row": str(paths.row(it.debate_id, it.variant).relative_to(config.out))}
@@ -730,7 +733,7 @@ def run_study(
         manifest.save()
 
     def record_source(src: SourceResult) -> None:
-        manifest.sources[src.debate_id] = {**src.info, "error": src.error, "seconds": round(src.seconds, 3)}
+        manifest.sources[src.debate_id] = {**src.info, "error": src.error, "seconds": round(src.seconds, 3), "debate_seconds": None}
         manifest.save()
 
     def record_item(it: ItemOutcome) -> None:

@@ -10,7 +10,8 @@ are then meaningless; the time is the architecture's. Inference runs through arg
 :class:`~argfaith.mining.classifiers.stance.StanceRelationClassifier` (tokenising, length-sorted
 batches of 64, truncation at 128 tokens).
 
-Needs ``onnxruntime`` and ``tokenizers`` (the stance classifier's dependencies) and, for the
+Reports wall and CPU time (``time.process_time``: on a machine shared with other jobs the CPU
+time is the model's cost, the wall time also the waiting). Needs ``onnxruntime`` and ``tokenizers`` (the stance classifier's dependencies) and, for the
 stand-in, ``onnx``. Writes ``benchmarks/results/stance_timing.json``.
 
     ARGFAITH_DATA=/work/shared/data python benchmarks/stance_timing.py [--pairs 6000] [--threads 1]
@@ -159,11 +160,17 @@ def main() -> int:
             model_dir, which = _standin_dir(Path(tmp), texts), "stand-in: MiniLM-L6 shape, random weights, int8 ONNX"
         clf = mining_classifier(StanceRelationClassifier(model_dir, threads=a.threads))
         clf.classify(queries[:64])  # warm-up
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         clf.classify(queries)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+        inner = getattr(clf, "tokenizer", None)
+        from argfaith.mining.classifiers.stance import pair_texts
+
+        tokens = [len(e.ids) for e in inner.encode_batch([pair_texts(q) for q in queries])] if inner is not None else []
     res = {"model": which, "debate": deb.id, "pairs": len(queries), "threads": a.threads, "seconds": round(secs, 2),
-           "us_per_pair": round(1e6 * secs / len(queries), 1), "loadavg": [round(x, 2) for x in os.getloadavg()],
+           "us_per_pair": round(1e6 * secs / len(queries), 1), "cpu_seconds": round(cpu, 2),
+           "cpu_us_per_pair": round(1e6 * cpu / len(queries), 1), "mean_tokens": round(float(np.mean(tokens)), 1) if tokens else None,
+           "loadavg": [round(x, 2) for x in os.getloadavg()],
            "date": time.strftime("%Y-%m-%d")}
     print(json.dumps(res, indent=1))
     (ROOT / "benchmarks" / "results" / "stance_timing.json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")

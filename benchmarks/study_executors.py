@@ -145,55 +145,88 @@ def _measure(name: str, base_args: list[str], out_root: Path) -> dict[str, Any]:
 
 def plan_20k(res: dict[str, Any], study_out: Path, *, debates: int, summaries_per_debate: int) -> dict[str, Any]:
     """The numbers for a corpus of ``debates`` EP-like debates with ``summaries_per_debate``
-    summaries each, from this file's measurements and the 309-debate source statistics."""
+    summaries each, from this file's measurements, the 309-debate source statistics and the
+    stance timing (``benchmarks/stance_timing.py``).
+
+    Dask's CPU cost is split into a fixed part (cluster start and stop) and a part per task by
+    fitting ``ΔCPU = a + b · tasks`` to the study (68 tasks) and the sources subset (15 tasks).
+    """
     full = json.loads((ROOT / "benchmarks" / "results" / "case_study_sources.json").read_text(encoding="utf-8"))["summary"]
     src_pairs = full["pairs"]["all"] / full["debates"]
     dry = res["dryrun"]
     n_sum = sum(d["summaries"] for d in dry["debates"])
     sum_pairs = sum(d["summary_pairs"] for d in dry["debates"]) / n_sum
     pairs_total = debates * (src_pairs + summaries_per_debate * sum_pairs)
-    # Offline model and end-to-end CPU per pair: the 309-debate source run (one core per debate).
-    us_classify = 1e6 * full["seconds"]["classify"] / full["pairs"]["all"]
-    us_source_total = 1e6 * full["seconds"]["total"] / full["pairs"]["all"]
-    # Per summary, end to end (mining its pairs, evaluation at 3 τ, ROUGE, explanations): the
-    # 12-debate study on one local process; per source: its share of that run.
-    study = {r["config"]: r for r in res["study"]["rows"]}
-    one = study["local, 1 process"]
-    m = json.loads((study_out / "local-1" / "study.json").read_text(encoding="utf-8"))
-    item_s = [float(v["seconds"]) for v in m["items"].values() if v.get("status") == "ok"]
-    per_summary_s = sum(item_s) / len(item_s)
-    core_s = debates * (src_pairs * us_source_total / 1e6 + summaries_per_debate * per_summary_s)
-    two = study["dask, 2 workers"]
-    efficiency = two["busy_s"] / (two["wall_s"] * 2)
-    workers_day = core_s / 86_400 / efficiency
+    # CPU time (user + system of the whole run, not disturbed by the other jobs on the machine):
+    # per source pair from the source-only subset on one local process (end to end: planning,
+    # classifying, building, metrics, process start-up); per summary from the 12-debate study on
+    # one local process, less its sources' pairs at that rate.
+    rows = {(name, r["executor"], r["workers"]): r for name in ("study", "sources") for r in res[name]["rows"]}
+    src_cpu_us = 1e6 * rows[("sources", "local", 1)]["cpu_s"] / res["sources"]["subset_pairs"]
+    sub = res["sources"]["subset_seconds"]
+    classify_cpu_us = src_cpu_us * sub["classify"] / sub["total"]
+    study_src_pairs = sum(d["source_pairs"] for d in dry["debates"])
+    n_ok = sum(1 for v in json.loads((study_out / "local-1" / "study.json").read_text(encoding="utf-8"))["items"].values()
+               if v.get("status") == "ok")
+    per_summary_cpu = (rows[("study", "local", 1)]["cpu_s"] - study_src_pairs * src_cpu_us / 1e6) / n_ok
+    # For comparison, the wall-clock figures of the 309-debate run (benchmarks/case_study).
+    us_wall_309 = 1e6 * full["seconds"]["total"] / full["pairs"]["all"]
+    # Dask CPU overhead: fixed + per task.
+    fits = []
+    for n in (1, 2):
+        d_study = rows[("study", "dask", n)]["cpu_s"] - rows[("study", "local", n)]["cpu_s"]
+        d_src = rows[("sources", "dask", n)]["cpu_s"] - rows[("sources", "local", n)]["cpu_s"]
+        t_study, t_src = rows[("study", "dask", n)]["tasks"], rows[("sources", "dask", n)]["tasks"]
+        b = (d_study - d_src) / (t_study - t_src)
+        fits.append((d_src - b * t_src, b))
+    fixed_cpu = sum(f[0] for f in fits) / len(fits)
+    per_task_cpu = sum(f[1] for f in fits) / len(fits)
+    tasks = debates * (1 + summaries_per_debate)
+    offline_core_s = debates * (src_pairs * src_cpu_us / 1e6 + summaries_per_debate * per_summary_cpu) + tasks * per_task_cpu
+    plan: dict[str, Any] = {
+        "debates": debates, "summaries_per_debate": summaries_per_debate,
+        "source_pairs_per_debate": round(src_pairs), "summary_pairs_per_summary": round(sum_pairs),
+        "pairs_total": round(pairs_total), "source_pairs_total": round(debates * src_pairs), "tasks": tasks,
+        "offline_cpu_us_per_pair_classify": round(classify_cpu_us, 1), "offline_cpu_us_per_source_pair_end_to_end": round(src_cpu_us, 1),
+        "per_summary_cpu_seconds_end_to_end": round(per_summary_cpu, 3), "wall_us_per_source_pair_309_run": round(us_wall_309, 1),
+        "dask_fixed_cpu_s": round(fixed_cpu, 1), "dask_cpu_per_task_s": round(per_task_cpu, 3),
+        "offline_core_days": round(offline_core_s / 86_400, 2),
+        "offline_workers_for_one_day": int(-(-offline_core_s // 86_400)),
+    }
+    st_path = ROOT / "benchmarks" / "results" / "stance_timing.json"
+    if st_path.exists():
+        st = json.loads(st_path.read_text(encoding="utf-8"))
+        # The cross-encoder replaces the offline model's classification time; the rest stays.
+        non_model_s = offline_core_s - pairs_total * classify_cpu_us / 1e6
+        stance_core_s = non_model_s + pairs_total * st["cpu_us_per_pair"] / 1e6
+        plan.update(stance_model=st["model"], stance_cpu_us_per_pair=st["cpu_us_per_pair"], stance_mean_tokens=st.get("mean_tokens"),
+                    stance_core_days=round(stance_core_s / 86_400, 1), stance_workers_for_one_day=int(-(-stance_core_s // 86_400)))
     strategies = []
     for e in dry["total"]:
         per_m = e["usd"] / e["pairs"] * 1e6
         strategies.append({"strategy": e["strategy"], "usd_per_million_pairs": round(per_m, 3), "optimistic": e["optimistic"],
-                           "usd_total": round(per_m * pairs_total / 1e6, 0), "requests_total": round(e["requests"] / e["pairs"] * pairs_total)})
-    safe = min((x for x in strategies if not x["optimistic"]), key=lambda x: x["usd_total"])
-    return {
-        "debates": debates, "summaries_per_debate": summaries_per_debate,
-        "source_pairs_per_debate": round(src_pairs), "summary_pairs_per_summary": round(sum_pairs),
-        "pairs_total": round(pairs_total), "source_pairs_total": round(debates * src_pairs),
-        "offline_us_per_pair_classify": round(us_classify, 1), "offline_us_per_pair_source_end_to_end": round(us_source_total, 1),
-        "per_summary_seconds_end_to_end": round(per_summary_s, 2), "core_seconds": round(core_s), "core_days": round(core_s / 86_400, 2),
-        "dask_efficiency_2_workers": round(efficiency, 3), "workers_for_one_day": round(workers_day, 1),
-        "claude_model": dry["model"], "claude": strategies, "claude_cheapest_not_optimistic": safe,
-        "claude_cheapest": min(strategies, key=lambda x: x["usd_total"]),
-        "source_local1_wall_s": one["wall_s"],
-    }
+                           "usd_total": round(per_m * pairs_total / 1e6), "requests_total": round(e["requests"] / e["pairs"] * pairs_total),
+                           "output_tokens_total": round(e["output_tokens"] / e["pairs"] * pairs_total),
+                           "input_tokens_total": round(e["prompt_tokens"] / e["pairs"] * pairs_total)})
+    plan.update(claude_model=dry["model"], claude=strategies,
+                claude_cheapest_not_optimistic=min((x for x in strategies if not x["optimistic"]), key=lambda x: x["usd_total"]),
+                claude_cheapest=min(strategies, key=lambda x: x["usd_total"]))
+    return plan
 
 
 def print_plan(p: dict[str, Any]) -> None:
     print(f"plan: {p['debates']:,} debates x ({p['source_pairs_per_debate']:,} source pairs + {p['summaries_per_debate']} summaries x "
-          f"{p['summary_pairs_per_summary']:,} pairs) = {p['pairs_total']:,} pairs")
-    print(f"offline: {p['offline_us_per_pair_classify']} us/pair classifying, {p['offline_us_per_pair_source_end_to_end']} us/pair source end to end, "
-          f"{p['per_summary_seconds_end_to_end']} s per summary -> {p['core_days']} core-days; "
-          f"at the measured Dask efficiency {p['dask_efficiency_2_workers']:.0%}: {p['workers_for_one_day']} single-core workers for a day")
+          f"{p['summary_pairs_per_summary']:,} pairs) = {p['pairs_total']:,} pairs, {p['tasks']:,} tasks")
+    print(f"dask CPU overhead: {p['dask_fixed_cpu_s']} s per run + {p['dask_cpu_per_task_s']} s per task")
+    print(f"offline (CPU): {p['offline_cpu_us_per_pair_classify']} us/pair classifying, {p['offline_cpu_us_per_source_pair_end_to_end']} "
+          f"us/source pair end to end, {p['per_summary_cpu_seconds_end_to_end']} s per summary -> {p['offline_core_days']} core-days = "
+          f"{p['offline_workers_for_one_day']} single-core workers for a day")
+    if "stance_core_days" in p:
+        print(f"stance ({p['stance_model']}): {p['stance_cpu_us_per_pair']} us CPU/pair -> {p['stance_core_days']} core-days = "
+              f"{p['stance_workers_for_one_day']} single-core workers for a day")
     for x in p["claude"]:
-        print(f"  claude {p['claude_model']} {x['strategy']:<18} ${x['usd_per_million_pairs']:.2f}/M pairs -> ${x['usd_total']:,.0f}"
-              + (" (optimistic)" if x["optimistic"] else ""))
+        print(f"  claude {p['claude_model']} {x['strategy']:<18} ${x['usd_per_million_pairs']:.2f}/M pairs -> ${x['usd_total']:,}, "
+              f"{x['requests_total']:,} requests" + (" (optimistic)" if x["optimistic"] else ""))
 
 
 def main() -> int:
@@ -218,8 +251,9 @@ def main() -> int:
     clf = mining_classifier(make_classifier(a.classifier))
     res["classifier"] = {"spec": a.classifier, "class": f"{type(clf).__module__}.{type(clf).__qualname__}", "name": clf.name,
                          "fingerprint": classifier_fingerprint(clf)}
-    res["machine"] = {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()], "date": time.strftime("%Y-%m-%d")}
     parts = set(a.parts.split(","))
+    if parts & {"study", "sources"}:
+        res["machine"] = {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()], "date": time.strftime("%Y-%m-%d")}
     common = ["--classifier", a.classifier, "-q"]
     if "study" in parts:
         res["study"] = _measure("study", ["--data", str(a.data), *common], a.out)
@@ -258,7 +292,8 @@ def main() -> int:
     if "plan" in parts:
         res["plan"] = plan_20k(res, a.out / "study", debates=a.plan_debates, summaries_per_debate=a.plan_summaries)
         print_plan(res["plan"])
-    res["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    if parts & {"study", "sources"}:
+        res["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     RESULT.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {RESULT}")
     return 0

@@ -107,7 +107,7 @@ def dask_client(workers: int, scheduler: str | None = None, retries: int = 3) ->
     with dask.config.set({"distributed.scheduler.allowed-failures": retries}):
         cluster = distributed.LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR, env=dict(THREAD_ENV),
+            silence_logs=logging.ERROR, env=dict(THREAD_ENV), preload=["argfaith.study._dask_plugin"],
         )
     client = distributed.Client(cluster)
     try:

@@ -57,6 +57,7 @@ __all__ = [
     "run_study_on_dask",
     "run_sources_on_dask",
     "THREAD_ENV",
+    "submit_retries",
 ]
 
 #: One BLAS/OpenMP thread per worker process (the local pool does the same).
@@ -81,12 +82,13 @@ class RunCancelled(Exception):
 
 
 @contextlib.contextmanager
-def dask_client(workers: int, scheduler: str | None = None, retries: int = 3) -> Iterator[Any]:
-    """A client of the scheduler at ``scheduler`` (address or scheduler-file path), or of a local
-    cluster of ``workers`` single-threaded worker processes started (and shut down) here.
+def dask_client(workers: int, scheduler: str | None = None, retries: int = 3) -> Iterator[tuple[Any, bool]]:
+    """``(client, owned)``: a client of the scheduler at ``scheduler`` (address or scheduler-file
+    path; ``owned`` False), or of a local cluster of ``workers`` single-threaded worker processes
+    started and shut down here (``owned`` True).
 
     ``retries`` is the local cluster's ``allowed-failures`` (how often a task may lose its worker);
-    an external scheduler keeps its own setting.
+    an external scheduler keeps its own setting and :func:`submit_retries` resubmits instead.
     """
     distributed = import_distributed()
     import dask
@@ -100,7 +102,7 @@ def dask_client(workers: int, scheduler: str | None = None, retries: int = 3) ->
         except (OSError, TimeoutError, ValueError) as e:
             raise ConfigurationError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler ({type(e).__name__}: {e})") from None
         try:
-            yield client
+            yield client, False
         finally:
             client.close()
         return
@@ -111,10 +113,17 @@ def dask_client(workers: int, scheduler: str | None = None, retries: int = 3) ->
         )
     client = distributed.Client(cluster)
     try:
-        yield client
+        yield client, True
     finally:
         client.close()
         cluster.close()
+
+
+def submit_retries(owned: bool, retries: int) -> int:
+    """``retries=`` of each submitted task: 0 on a cluster the run started (its scheduler's
+    ``allowed-failures`` already is ``retries``), else ``retries`` (an external scheduler's own
+    ``allowed-failures`` applies first, then argfaith resubmits a failed task)."""
+    return 0 if owned else retries
 
 
 # ---------------------------------------------------------------------------- worker side
@@ -217,16 +226,25 @@ def _worker_debate(task: Any) -> tuple[Any, Any]:
     from argfaith.datasets.documents import load_debate
     from argfaith.study.runner import debate_baselines
 
-    key = ("debate", str(task.debate.path), task.debate_digest, task.baselines, str(task.config.bertscore_model))
     with _STATE_LOCK:
-        hit = _STATE.get(key)
-        if hit is None:
-            debate = load_debate(task.debate.path)
-            hit = (debate, debate_baselines(debate, task))
-            for k in [k for k in _STATE if isinstance(k, tuple) and k and k[0] == "debate"]:
-                del _STATE[k]  # keep one debate per worker process
-            _STATE[key] = hit
-    return hit  # type: ignore[no-any-return]
+        hit = _STATE.get(_debate_key(task))
+    if hit is None:
+        debate = load_debate(task.debate.path)
+        hit = _remember_debate(task, debate, debate_baselines(debate, task))
+    return hit
+
+
+def _debate_key(task: Any) -> tuple[Any, ...]:
+    return ("debate", str(task.debate.path), task.debate_digest, task.baselines, str(task.config.bertscore_model))
+
+
+def _remember_debate(task: Any, debate: Any, baselines: Any) -> tuple[Any, Any]:
+    """Keep one debate (and its baselines helper) per worker process."""
+    with _STATE_LOCK:
+        for k in [k for k in _STATE if isinstance(k, tuple) and k and k[0] == "debate"]:
+            del _STATE[k]
+        _STATE[_debate_key(task)] = (debate, baselines)
+    return debate, baselines
 
 
 def study_source_task(task: Any, ch: RunChannels, shipped: Any = None) -> Any:
@@ -241,11 +259,7 @@ def study_source_task(task: Any, ch: RunChannels, shipped: Any = None) -> Any:
     if debate is not None and src.error is None:
         from argfaith.study.runner import debate_baselines
 
-        key = ("debate", str(task.debate.path), task.debate_digest, task.baselines, str(task.config.bertscore_model))
-        with _STATE_LOCK:
-            for k in [k for k in _STATE if isinstance(k, tuple) and k and k[0] == "debate"]:
-                del _STATE[k]
-            _STATE[key] = (debate, debate_baselines(debate, task))
+        _remember_debate(task, debate, debate_baselines(debate, task))  # its summaries often run here
     return src
 
 
@@ -316,11 +330,16 @@ class DaskRun:
                     return
                 raise
             batch = [first]
-            if requests.qsize():
-                batch += list(requests.get(batch=True))
-            for reply in self.owner.answer(batch):
+            try:
+                if requests.qsize():
+                    batch += list(requests.get(batch=True))
+                replies = self.owner.answer(batch)
+            except Exception as e:  # noqa: BLE001 - every waiting worker gets the error, the owner goes on
+                replies = [{"id": r["id"], "error": f"{type(e).__name__}: {e}"} for r in batch]
+            for reply in replies:
                 name = next(r["reply"] for r in batch if r["id"] == reply["id"])
-                Queue(name, client=self.client).put(reply)
+                with contextlib.suppress(Exception):  # the asking task may be gone (cancelled)
+                    Queue(name, client=self.client).put(reply)
 
     # -- events
     def drain(self) -> None:
@@ -425,13 +444,13 @@ def run_study_on_dask(
     from argfaith.study.broker import BudgetOwner, owns_shared_budget
 
     owner = BudgetOwner(classifier) if owns_shared_budget(classifier) else None
-    with dask_client(config.jobs, config.scheduler, config.retries) as client:
+    with dask_client(config.jobs, config.scheduler, config.retries) as (client, owned):
         run = DaskRun(client, emit, classifier, fingerprint, owner=owner)
         with _shipped(client, classifier_object if owner is None else None, run.channels.run_id) as shipped:
-            return _drive_study(client, run, config, tasks, shipped, emit, record_source, record_item, owner)
+            return _drive_study(client, run, tasks, shipped, submit_retries(owned, config.retries), emit, record_source, record_item, owner)
 
 
-def _drive_study(client: Any, run: DaskRun, config: Any, tasks: Sequence[Any], shipped: str | None, emit: Callable[[tuple[Any, ...]], None],
+def _drive_study(client: Any, run: DaskRun, tasks: Sequence[Any], shipped: str | None, retries: int, emit: Callable[[tuple[Any, ...]], None],
                  record_source: Callable[[Any], None], record_item: Callable[[Any], None], owner: Any) -> dict[str, Any]:
     from argfaith.study.runner import ItemOutcome, SourceResult
 
@@ -445,13 +464,13 @@ def _drive_study(client: Any, run: DaskRun, config: Any, tasks: Sequence[Any], s
     for rank, t in enumerate(tasks):
         did = t.debate.debate_id
         sfut = client.submit(study_source_task, t, ch, shipped, key=f"argfaith-source-{did}-{ch.run_id}",
-                             retries=config.retries, priority=n - rank, pure=False)
+                             retries=retries, priority=n - rank, pure=False)
         futures[sfut] = ("source", t, -1)
         source_futures[did] = sfut
         by_debate[did] = len(t.pending)
         for i, (sf, _, _) in enumerate(t.pending):
             f = client.submit(study_summary_task, t, i, sfut, ch, shipped, key=f"argfaith-summary-{did}-{sf.variant}-{ch.run_id}",
-                              retries=config.retries, priority=2 * n + n - rank, pure=False)
+                              retries=retries, priority=2 * n + n - rank, pure=False)
             futures[f] = ("summary", t, i)
     pending = set(futures)
     try:
@@ -496,10 +515,10 @@ def run_sources_on_dask(
     from argfaith.study.broker import BudgetOwner, owns_shared_budget
 
     owner = BudgetOwner(classifier) if owns_shared_budget(classifier) else None
-    with dask_client(workers, scheduler, retries) as client:
+    with dask_client(workers, scheduler, retries) as (client, owned):
         run = DaskRun(client, emit, classifier, fingerprint, owner=owner)
         with _shipped(client, classifier_object if owner is None else None, run.channels.run_id) as shipped:
-            return _drive_sources(client, run, tasks, shipped, retries, emit, record, owner)
+            return _drive_sources(client, run, tasks, shipped, submit_retries(owned, retries), emit, record, owner)
 
 
 def _drive_sources(client: Any, run: DaskRun, tasks: Sequence[Any], shipped: str | None, retries: int,

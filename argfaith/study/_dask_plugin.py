@@ -14,7 +14,8 @@ from typing import Any
 
 from distributed import WorkerPlugin
 
-from argfaith.study.dask_executor import _STATE, _STATE_LOCK
+from argfaith.study._worker_state import STATE as _STATE
+from argfaith.study._worker_state import STATE_LOCK as _STATE_LOCK
 
 __all__ = ["ShippedClassifier", "dask_setup"]
 

@@ -47,8 +47,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from argfaith.errors import ConfigurationError, MissingExtraError
+from argfaith.study._worker_state import STATE as _STATE  # shared with the worker plugin
+from argfaith.study._worker_state import STATE_LOCK as _STATE_LOCK
 
 __all__ = [
+    "StudySteps",
     "RunChannels",
     "RunCancelled",
     "DaskRun",
@@ -139,8 +142,29 @@ class RunChannels:
     classifier_fingerprint: str
 
 
-_STATE: dict[Any, Any] = {}
-_STATE_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class StudySteps:
+    """The study's own steps, handed in by its caller (:func:`argfaith.study.runner.run_study`,
+    :func:`argfaith.study.sources.run_source_stats`): this module is the adapter to the engine and
+    imports no study module, so the runner can call it without an import cycle. Module-level
+    functions and classes only — the object travels to the workers with every task (pickled by
+    reference)."""
+
+    #: ``(spec, fingerprint) -> classifier``, built once per worker process (fingerprint-checked).
+    build_classifier: Callable[[str, str], Any]
+    #: ``(task, classifier, emit) -> (SourceResult, debate)``; the study's source step.
+    source: Callable[..., Any] | None = None
+    #: ``(task, index, debate, source, baselines, classifier, emit) -> ItemOutcome``.
+    summary: Callable[..., Any] | None = None
+    #: ``(task, index, error) -> ItemOutcome`` of a summary whose source step failed.
+    source_failed: Callable[..., Any] | None = None
+    #: ``(debate, task) -> baselines helper`` of one debate's summaries.
+    baselines: Callable[..., Any] | None = None
+    #: The outcome types (failed results are built in the main process).
+    source_result: Any = None
+    item_outcome: Any = None
+    #: ``(task, classifier, emit) -> dict``: one debate's source-only statistics.
+    statistics: Callable[..., Any] | None = None
 
 
 class _WorkerEmitter:
@@ -200,11 +224,10 @@ def _broker_call(ch: RunChannels, emit: _WorkerEmitter) -> Callable[[list[list[A
     return call
 
 
-def _classifier(ch: RunChannels, spec: str, shipped: Any, emit: _WorkerEmitter) -> Any:
+def _classifier(ch: RunChannels, spec: str, shipped: Any, emit: _WorkerEmitter, steps: StudySteps) -> Any:
     """The classifier a task mines with: a proxy of the budget owner, the shipped object, or the
     spec's classifier built once per worker process (fingerprint-checked)."""
     from argfaith.study.fingerprint import FingerprintedClassifier
-    from argfaith.study.runner import worker_classifier
 
     fp = ch.classifier_fingerprint
     if ch.broker is not None:
@@ -217,20 +240,19 @@ def _classifier(ch: RunChannels, spec: str, shipped: Any, emit: _WorkerEmitter) 
             raise ConfigurationError(f"this worker has no copy of the run's classifier ({shipped}); was it restarted without plugins?")
         return FingerprintedClassifier(obj, fp)
     with _STATE_LOCK:  # one load per worker process even with several threads
-        return worker_classifier(spec, fp)
+        return steps.build_classifier(spec, fp)
 
 
-def _worker_debate(task: Any) -> tuple[Any, Any]:
+def _worker_debate(task: Any, steps: StudySteps) -> tuple[Any, Any]:
     """The debate of ``task`` and its text-baseline helper, loaded once per worker process and
     debate (the summaries of one debate usually run on the worker that mined its source)."""
     from argfaith.datasets.documents import load_debate
-    from argfaith.study.runner import debate_baselines
 
     with _STATE_LOCK:
         hit = _STATE.get(_debate_key(task))
     if hit is None:
         debate = load_debate(task.debate.path)
-        hit = _remember_debate(task, debate, debate_baselines(debate, task))
+        hit = _remember_debate(task, debate, steps.baselines(debate, task))
     return hit
 
 
@@ -247,45 +269,37 @@ def _remember_debate(task: Any, debate: Any, baselines: Any) -> tuple[Any, Any]:
     return debate, baselines
 
 
-def study_source_task(task: Any, ch: RunChannels, shipped: Any = None) -> Any:
-    """Dask task: a debate's source step (:func:`argfaith.study.runner.process_source`)."""
-    from argfaith.study.runner import process_source
-
+def study_source_task(steps: StudySteps, task: Any, ch: RunChannels, shipped: Any = None) -> Any:
+    """Dask task: a debate's source step (``steps.source``: :func:`argfaith.study.runner.process_source`)."""
     did = task.debate.debate_id
     emit = _begin(ch, did, "source")
     emit(("debate", did, len(task.pending)))
-    clf = _classifier(ch, task.classifier_spec, shipped, emit)
-    src, debate = process_source(task, clf, emit)
+    clf = _classifier(ch, task.classifier_spec, shipped, emit, steps)
+    src, debate = steps.source(task, clf, emit)
     if debate is not None and src.error is None:
-        from argfaith.study.runner import debate_baselines
-
-        _remember_debate(task, debate, debate_baselines(debate, task))  # its summaries often run here
+        _remember_debate(task, debate, steps.baselines(debate, task))  # its summaries often run here
     return src
 
 
-def study_summary_task(task: Any, index: int, source: Any, ch: RunChannels, shipped: Any = None) -> Any:
-    """Dask task: one pending summary (:func:`argfaith.study.runner.process_pending_summary`)."""
-    from argfaith.study.runner import process_pending_summary, source_failed_outcome
-
+def study_summary_task(steps: StudySteps, task: Any, index: int, source: Any, ch: RunChannels, shipped: Any = None) -> Any:
+    """Dask task: one pending summary (``steps.summary``: :func:`argfaith.study.runner.process_pending_summary`)."""
     sf = task.pending[index][0]
     emit = _begin(ch, task.debate.debate_id, sf.variant)
     if source.error is not None:
-        return source_failed_outcome(task, index, source.error)
-    debate, baselines = _worker_debate(task)
-    clf = _classifier(ch, task.classifier_spec, shipped, emit)
-    return process_pending_summary(task, index, debate, source, baselines, clf, emit)
+        return steps.source_failed(task, index, source.error)
+    debate, baselines = _worker_debate(task, steps)
+    clf = _classifier(ch, task.classifier_spec, shipped, emit, steps)
+    return steps.summary(task, index, debate, source, baselines, clf, emit)
 
 
-def source_stats_task(task: Any, ch: RunChannels, shipped: Any = None) -> dict[str, Any]:
-    """Dask task: one debate's source-only statistics (:mod:`argfaith.study.sources`)."""
-    from argfaith.study.sources import _process
-
+def source_stats_task(steps: StudySteps, task: Any, ch: RunChannels, shipped: Any = None) -> dict[str, Any]:
+    """Dask task: one debate's source-only statistics (``steps.statistics``, :mod:`argfaith.study.sources`)."""
     emit = _begin(ch, task.debate_id, "source")
     try:
-        clf = _classifier(ch, task.classifier_spec, shipped, emit)
+        clf = _classifier(ch, task.classifier_spec, shipped, emit, steps)
     except Exception as e:  # noqa: BLE001 - reported as the debate's failure
         return {"debate": task.debate_id, "status": "failed", "note": f"{type(e).__name__}: {e}", "seconds": 0.0}
-    return _process(task, clf, emit)
+    return steps.statistics(task, clf, emit)
 
 
 # ---------------------------------------------------------------------------- main process
@@ -430,10 +444,11 @@ def _shipped(client: Any, classifier_object: Any, run_id: str) -> Iterator[str |
 
 
 def run_study_on_dask(
-    config: Any, tasks: Sequence[Any], classifier: Any, fingerprint: str, *, emit: Callable[[tuple[Any, ...]], None],
+    config: Any, tasks: Sequence[Any], classifier: Any, fingerprint: str, *, steps: StudySteps, emit: Callable[[tuple[Any, ...]], None],
     record_source: Callable[[Any], None], record_item: Callable[[Any], None], classifier_object: Any = None,
 ) -> dict[str, Any]:
-    """Run the study's pending ``tasks`` (:class:`~argfaith.study.runner.DebateTask`) on Dask.
+    """Run the study's pending ``tasks`` (:class:`~argfaith.study.runner.DebateTask`) on Dask,
+    with the study's ``steps`` (:class:`StudySteps`).
 
     ``classifier`` is the main process's classifier (as mining runs it); it becomes the budget
     owner when it spends a shared budget, else workers build theirs from the spec or get
@@ -447,13 +462,14 @@ def run_study_on_dask(
     with dask_client(config.jobs, config.scheduler, config.retries) as (client, owned):
         run = DaskRun(client, emit, classifier, fingerprint, owner=owner)
         with _shipped(client, classifier_object if owner is None else None, run.channels.run_id) as shipped:
-            return _drive_study(client, run, tasks, shipped, submit_retries(owned, config.retries), emit, record_source, record_item, owner)
+            return _drive_study(client, run, steps, tasks, shipped, submit_retries(owned, config.retries), emit, record_source, record_item,
+                                owner)
 
 
-def _drive_study(client: Any, run: DaskRun, tasks: Sequence[Any], shipped: str | None, retries: int, emit: Callable[[tuple[Any, ...]], None],
-                 record_source: Callable[[Any], None], record_item: Callable[[Any], None], owner: Any) -> dict[str, Any]:
-    from argfaith.study.runner import ItemOutcome, SourceResult
-
+def _drive_study(client: Any, run: DaskRun, steps: StudySteps, tasks: Sequence[Any], shipped: str | None, retries: int,
+                 emit: Callable[[tuple[Any, ...]], None], record_source: Callable[[Any], None], record_item: Callable[[Any], None],
+                 owner: Any) -> dict[str, Any]:
+    SourceResult, ItemOutcome = steps.source_result, steps.item_outcome  # noqa: N806 - the study's outcome types
     ch = run.channels
     futures: dict[Any, tuple[str, Any, int]] = {}
     by_debate: dict[str, int] = {}
@@ -463,13 +479,13 @@ def _drive_study(client: Any, run: DaskRun, tasks: Sequence[Any], shipped: str |
     n = len(tasks)
     for rank, t in enumerate(tasks):
         did = t.debate.debate_id
-        sfut = client.submit(study_source_task, t, ch, shipped, key=f"argfaith-source-{did}-{ch.run_id}",
+        sfut = client.submit(study_source_task, steps, t, ch, shipped, key=f"argfaith-source-{did}-{ch.run_id}",
                              retries=retries, priority=n - rank, pure=False)
         futures[sfut] = ("source", t, -1)
         source_futures[did] = sfut
         by_debate[did] = len(t.pending)
         for i, (sf, _, _) in enumerate(t.pending):
-            f = client.submit(study_summary_task, t, i, sfut, ch, shipped, key=f"argfaith-summary-{did}-{sf.variant}-{ch.run_id}",
+            f = client.submit(study_summary_task, steps, t, i, sfut, ch, shipped, key=f"argfaith-summary-{did}-{sf.variant}-{ch.run_id}",
                               retries=retries, priority=2 * n + n - rank, pure=False)
             futures[f] = ("summary", t, i)
     pending = set(futures)
@@ -506,7 +522,7 @@ def _drive_study(client: Any, run: DaskRun, tasks: Sequence[Any], shipped: str |
 
 
 def run_sources_on_dask(
-    tasks: Sequence[Any], classifier: Any, fingerprint: str, *, workers: int, scheduler: str | None, retries: int,
+    tasks: Sequence[Any], classifier: Any, fingerprint: str, *, steps: StudySteps, workers: int, scheduler: str | None, retries: int,
     emit: Callable[[tuple[Any, ...]], None], record: Callable[[dict[str, Any]], None], classifier_object: Any = None,
 ) -> dict[str, Any]:
     """Run source-only statistics tasks (:class:`~argfaith.study.sources.SourceTask`) on Dask;
@@ -518,14 +534,14 @@ def run_sources_on_dask(
     with dask_client(workers, scheduler, retries) as (client, owned):
         run = DaskRun(client, emit, classifier, fingerprint, owner=owner)
         with _shipped(client, classifier_object if owner is None else None, run.channels.run_id) as shipped:
-            return _drive_sources(client, run, tasks, shipped, submit_retries(owned, retries), emit, record, owner)
+            return _drive_sources(client, run, steps, tasks, shipped, submit_retries(owned, retries), emit, record, owner)
 
 
-def _drive_sources(client: Any, run: DaskRun, tasks: Sequence[Any], shipped: str | None, retries: int,
+def _drive_sources(client: Any, run: DaskRun, steps: StudySteps, tasks: Sequence[Any], shipped: str | None, retries: int,
                    emit: Callable[[tuple[Any, ...]], None], record: Callable[[dict[str, Any]], None], owner: Any) -> dict[str, Any]:
     ch = run.channels
     futures = {
-        client.submit(source_stats_task, t, ch, shipped, key=f"argfaith-stats-{t.debate_id}-{ch.run_id}", retries=retries,
+        client.submit(source_stats_task, steps, t, ch, shipped, key=f"argfaith-stats-{t.debate_id}-{ch.run_id}", retries=retries,
                       priority=len(tasks) - rank, pure=False): t
         for rank, t in enumerate(tasks)
     }

@@ -744,9 +744,12 @@ def run_study(
     notes: list[str] = []
     try:
         if config.executor == "dask" and tasks:
-            from argfaith.study.dask_executor import run_study_on_dask
+            from argfaith.study.dask_executor import StudySteps, run_study_on_dask
 
-            facts = run_study_on_dask(config, tasks, prep.classifier, prep.fingerprint, emit=on_event, record_source=record_source,
+            steps = StudySteps(build_classifier=worker_classifier, source=process_source, summary=process_pending_summary,
+                               source_failed=source_failed_outcome, baselines=debate_baselines, source_result=SourceResult,
+                               item_outcome=ItemOutcome)
+            facts = run_study_on_dask(config, tasks, prep.classifier, prep.fingerprint, steps=steps, emit=on_event, record_source=record_source,
                                       record_item=record_item, classifier_object=prep.classifier if classifier is not None else None)
             run.update(facts)
             notes += [f"retried after a lost worker: {item} ({len(ws)} attempts)" for item, ws in facts["retried"].items()]

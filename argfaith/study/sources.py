@@ -343,9 +343,11 @@ def run_source_stats(
     emit(("start", len(folders), reused))
     try:
         if executor == "dask" and tasks:
-            from argfaith.study.dask_executor import run_sources_on_dask
+            from argfaith.study.dask_executor import StudySteps, run_sources_on_dask
+            from argfaith.study.runner import worker_classifier
 
-            facts = run_sources_on_dask(tasks, clf, fp, workers=jobs, scheduler=scheduler, retries=retries, emit=emit, record=record,
+            steps = StudySteps(build_classifier=worker_classifier, statistics=_process)
+            facts = run_sources_on_dask(tasks, clf, fp, steps=steps, workers=jobs, scheduler=scheduler, retries=retries, emit=emit, record=record,
                                         classifier_object=clf if classifier_object is not None else None)
             run.update(facts)
         elif jobs > 1 and len(tasks) > 1:

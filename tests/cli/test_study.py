@@ -159,3 +159,47 @@ def test_dask_executor_through_the_cli(tmp_path: Path) -> None:
     src = run("--source-only", "--debates", str(FIX / "ep_debates"), "--out", str(tmp_path / "src"), "--classifier", "lexical",
               "--executor", "dask", "--jobs", "2", "--no-plots")
     assert src.returncode == 0 and "Source-only statistics (2 of 2 debates)" in src.stdout, src.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_of_a_dask_run_then_rerun(tmp_path: Path) -> None:
+    """Ctrl-C on a terminal reaches the whole process group (main process, scheduler, workers):
+    the run exits 130 with one line and no worker traceback, the local cluster it started is gone,
+    and the same command resumes to the full result."""
+    import signal
+    import time
+
+    out = tmp_path / "dask"
+    cmd = [sys.executable, "-m", "argfaith", "study", "--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"),
+           "--classifier", "lexical", "--baselines", "rouge", "--tau", "0.2", "--no-plots", "--no-html", "--chunk-size", "1",
+           "--executor", "dask", "--jobs", "2", "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ARGFAITH_DATA")}
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    deadline = time.time() + 240
+    sent = False
+    while time.time() < deadline and p.poll() is None:
+        if any(len(c.read_bytes().splitlines()) > 3 for c in (out / "mined").rglob("*.pairs.jsonl")) if (out / "mined").exists() else False:
+            os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
+            sent = True
+            break
+        time.sleep(0.05)
+    _, err = p.communicate(timeout=240)
+    if not sent or p.returncode == 0:
+        pytest.skip("the run finished before it could be interrupted")
+    assert p.returncode == 130, err
+    assert "interrupted: finished items are saved" in err and "Traceback" not in err, err
+    deadline = time.time() + 30  # the scheduler and workers of the cluster the run started are gone
+    while time.time() < deadline:
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail("processes of the interrupted run's cluster were still alive 30 s after it exited")
+    manifest = json.loads((out / "study.json").read_text())
+    assert manifest["runs"][-1]["interrupted"] is True and manifest["runs"][-1]["executor"] == "dask"
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "5 evaluated, 1 skipped, 0 failed" in r.stdout, r.stdout

@@ -196,11 +196,18 @@ def plan_20k(res: dict[str, Any], study_out: Path, *, debates: int, summaries_pe
     st_path = ROOT / "benchmarks" / "results" / "stance_timing.json"
     if st_path.exists():
         st = json.loads(st_path.read_text(encoding="utf-8"))
-        # The cross-encoder replaces the offline model's classification time; the rest stays.
+        # The two-stage offline model (relatedness x stance) replaces the features model's
+        # classification time; the rest (planning, building, metrics, reports) stays.
         non_model_s = offline_core_s - pairs_total * classify_cpu_us / 1e6
         stance_core_s = non_model_s + pairs_total * st["cpu_us_per_pair"] / 1e6
-        plan.update(stance_model=st["model"], stance_cpu_us_per_pair=st["cpu_us_per_pair"], stance_mean_tokens=st.get("mean_tokens"),
+        plan.update(stance_model=st["model"], stance_cpu_us_per_pair=st["cpu_us_per_pair"], stance_share=st.get("stance_share"),
+                    stance_mean_tokens=st.get("mean_tokens"),
                     stance_core_days=round(stance_core_s / 86_400, 1), stance_workers_for_one_day=int(-(-stance_core_s // 86_400)))
+        if "cross_encoder_cpu_us_per_pair" in st:  # for comparison: the cross-encoder on every pair (no first stage)
+            every_s = non_model_s + pairs_total * (st["stage1_cpu_us_per_pair"] + st["cross_encoder_cpu_us_per_pair"]) / 1e6
+            plan.update(cross_encoder_cpu_us_per_pair=st["cross_encoder_cpu_us_per_pair"], stage1_cpu_us_per_pair=st["stage1_cpu_us_per_pair"],
+                        cross_encoder_every_pair_core_days=round(every_s / 86_400, 1),
+                        cross_encoder_every_pair_workers_for_one_day=int(-(-every_s // 86_400)))
     strategies = []
     for e in dry["total"]:
         per_m = e["usd"] / e["pairs"] * 1e6
@@ -218,12 +225,16 @@ def print_plan(p: dict[str, Any]) -> None:
     print(f"plan: {p['debates']:,} debates x ({p['source_pairs_per_debate']:,} source pairs + {p['summaries_per_debate']} summaries x "
           f"{p['summary_pairs_per_summary']:,} pairs) = {p['pairs_total']:,} pairs, {p['tasks']:,} tasks")
     print(f"dask CPU overhead: {p['dask_fixed_cpu_s']} s per run + {p['dask_cpu_per_task_s']} s per task")
-    print(f"offline (CPU): {p['offline_cpu_us_per_pair_classify']} us/pair classifying, {p['offline_cpu_us_per_source_pair_end_to_end']} "
+    print(f"features (CPU): {p['offline_cpu_us_per_pair_classify']} us/pair classifying, {p['offline_cpu_us_per_source_pair_end_to_end']} "
           f"us/source pair end to end, {p['per_summary_cpu_seconds_end_to_end']} s per summary -> {p['offline_core_days']} core-days = "
           f"{p['offline_workers_for_one_day']} single-core workers for a day")
     if "stance_core_days" in p:
-        print(f"stance ({p['stance_model']}): {p['stance_cpu_us_per_pair']} us CPU/pair -> {p['stance_core_days']} core-days = "
-              f"{p['stance_workers_for_one_day']} single-core workers for a day")
+        print(f"offline two-stage ({p['stance_model']}): {p['stance_cpu_us_per_pair']} us CPU/pair (cross-encoder on "
+              f"{p.get('stance_share')} of the pairs) -> {p['stance_core_days']} core-days = {p['stance_workers_for_one_day']} single-core "
+              "workers for a day")
+    if "cross_encoder_every_pair_core_days" in p:
+        print(f"  cross-encoder on every pair: {p['cross_encoder_cpu_us_per_pair']} us CPU/pair -> {p['cross_encoder_every_pair_core_days']} "
+              f"core-days = {p['cross_encoder_every_pair_workers_for_one_day']} workers for a day")
     for x in p["claude"]:
         print(f"  claude {p['claude_model']} {x['strategy']:<18} ${x['usd_per_million_pairs']:.2f}/M pairs -> ${x['usd_total']:,}, "
               f"{x['requests_total']:,} requests" + (" (optimistic)" if x["optimistic"] else ""))
@@ -235,7 +246,9 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=Path(os.environ["ARGFAITH_DATA"]) if os.environ.get("ARGFAITH_DATA") else None)
     ap.add_argument("--parts", default="study,sources,dryrun,plan")
     ap.add_argument("--stride", type=int, default=10, help="sources part: every STRIDE-th debate by size")
-    ap.add_argument("--classifier", default="offline")
+    # The measurements in study_executors.md used the pair-feature model, the default `offline` of
+    # the time, now named `features`; `offline` (relatedness x stance) needs argfaith/data/stance_model.*.
+    ap.add_argument("--classifier", default="features")
     ap.add_argument("--plan-debates", type=int, default=20_000)
     ap.add_argument("--plan-summaries", type=int, default=6, help="summaries per debate in the plan (the shared data has 6 variants)")
     a = ap.parse_args()
@@ -248,10 +261,11 @@ def main() -> int:
     from argfaith.mining.classifiers.prior import mining_classifier
     from argfaith.study.fingerprint import classifier_fingerprint
 
-    clf = mining_classifier(make_classifier(a.classifier))
-    res["classifier"] = {"spec": a.classifier, "class": f"{type(clf).__module__}.{type(clf).__qualname__}", "name": clf.name,
-                         "fingerprint": classifier_fingerprint(clf)}
     parts = set(a.parts.split(","))
+    if parts & {"study", "sources"}:  # the classifier of the runs (rescan and plan reuse earlier runs)
+        clf = mining_classifier(make_classifier(a.classifier))
+        res["classifier"] = {"spec": a.classifier, "class": f"{type(clf).__module__}.{type(clf).__qualname__}", "name": clf.name,
+                             "fingerprint": classifier_fingerprint(clf)}
     if parts & {"study", "sources"}:
         res["machine"] = {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()], "date": time.strftime("%Y-%m-%d")}
     common = ["--classifier", a.classifier, "-q"]

@@ -17,9 +17,9 @@ stage 2 = all-MiniLM-L6-v2's shape (6 layers, hidden 384, 12 heads, feed-forward
 classes: attack, support) with random weights, exported as ONNX and quantised to int8 as
 ``scripts/train_stance.py`` does, with a WordPiece tokenizer trained on the debates' own text
 (vocabulary 30,522, as BERT's) so sequence lengths are realistic; its ``all-pairs`` threshold is
-set on the timed pairs so that ``--density`` of them (default 0.125, the related share of the
-exhaustively labelled candidates, ``benchmarks/mining.md``) reach the cross-encoder — what the
-shipped rule does by construction. The labels are then meaningless; the times are the
+set on the timed pairs so that ``--density`` of them (default 0.049, the related share of the
+exhaustively labelled EP pairs, ``benchmarks/relations.md``) reach the cross-encoder — what the
+shipped rule does on its calibration pairs by construction. The labels are then meaningless; the times are the
 architecture's. Inference runs through argfaith's own
 :class:`~argfaith.mining.classifiers.stance.StanceRelationClassifier` (tokenising, length-sorted
 batches of 64, truncation at 128 tokens).
@@ -148,7 +148,7 @@ def _standin_dir(folder: Path, texts: list[str]) -> Path:
     return folder
 
 
-def _write_meta(folder: Path, related_threshold: float, density: float = 0.125) -> None:
+def _write_meta(folder: Path, related_threshold: float, density: float = 0.049) -> None:
     from argfaith.mining.classifiers.stance import STANCE_FILES
 
     rule = {"related_threshold": related_threshold, "stance_offset": 0.0, "density": density, "attack_share": 0.5}
@@ -162,7 +162,7 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=Path(os.environ["ARGFAITH_DATA"]) if os.environ.get("ARGFAITH_DATA") else None)
     ap.add_argument("--pairs", type=int, default=2000, help="pairs the cross-encoder is timed on (from the debate of median size)")
     ap.add_argument("--stage1-pairs", type=int, default=20_000, help="pairs stage 1 and the end-to-end classification are timed on")
-    ap.add_argument("--density", type=float, default=0.125, help="stand-in only: share of pairs stage 1 passes to the cross-encoder")
+    ap.add_argument("--density", type=float, default=0.049, help="stand-in only: share of pairs stage 1 passes to the cross-encoder")
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     if a.data is None:

@@ -116,6 +116,10 @@ class _Progress:
             if self.total_task is not None:
                 self.bar.update(self.total_task, completed=self.n_done)
             self._line(f"[{self.n_done:>3}/{self.n_total}] {did}/{variant}: {status} ({secs:.1f} s)")
+        elif kind == "retry":
+            _, did, label, attempt, worker = ev
+            # Always said, even with a live display: a lost worker is news.
+            self.err.print(f"retrying {did}/{label} (attempt {attempt}, on {worker}): its worker was lost", markup=False, highlight=False)
         elif kind == "debate_done":
             for key in [k for k in self.tasks if k[0] == ev[1]]:
                 self.bar.remove_task(self.tasks.pop(key))
@@ -123,9 +127,11 @@ class _Progress:
 
 def _run_source_only(
     debates: Path, out: Path, *, classifier: str, candidates: str, units: str, segmenter: str, taus: tuple[float, ...],
-    jobs: int, only: tuple[str, ...], quiet: bool, plots: bool,
+    jobs: int, only: tuple[str, ...], quiet: bool, plots: bool, executor: str = "local", scheduler: str | None = None,
+    retries: int = 3,
 ) -> None:
-    """The ``--source-only`` branch of ``argfaith study`` (progress, interruption, summary)."""
+    """The ``--source-only`` branch of ``argfaith study`` (progress, interruption, summary) over
+    :func:`argfaith.study.sources.run_source_stats`."""
     from argfaith.errors import ConfigurationError
     from argfaith.study.sources import run_source_stats
 
@@ -142,7 +148,7 @@ def _run_source_only(
     try:
         with _Progress(quiet, noun="debates") as progress:
             s = run_source_stats(debates, out, classifier=classifier, units=units, segmenter=segmenter, taus=taus, jobs=jobs,
-                                 only=only, plots=plots, on_event=progress)
+                                 only=only, plots=plots, on_event=progress, executor=executor, scheduler=scheduler, retries=retries)
     except KeyboardInterrupt:
         print(f"interrupted: finished debates are saved in {out / 'sources'}; rerun the same command to resume", file=sys.stderr)
         raise typer.Exit(130) from None
@@ -204,7 +210,10 @@ def study(
     nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (enables the NLI baseline).")] = None,
     explain_top: Annotated[int, typer.Option(callback=COUNT, help="Per summary, explain this many proposals that moved most (0: none).")] = 3,
     top_moves: Annotated[int, typer.Option(callback=COUNT, help="Proposals per summary in the Table-4 view.")] = 5,
-    jobs: Annotated[int, typer.Option(callback=ITERATIONS, help="Debates processed in parallel (worker processes, >= 1).")] = 1,
+    jobs: Annotated[int, typer.Option(callback=ITERATIONS, help="Debates processed in parallel (worker processes, >= 1; with --executor dask and no --scheduler: the workers of a local Dask cluster).")] = 1,
+    executor: Annotated[str, typer.Option(help="local (process pool, default) | dask (Dask distributed; extra 'dask').")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address (tcp://host:8786) or scheduler file; default: a local cluster of --jobs workers.")] = None,
+    retries: Annotated[int, typer.Option(callback=COUNT, help="Dask: re-runs of a task whose worker was lost before its items are reported failed (>= 0).")] = 3,
     only: Annotated[Optional[list[str]], typer.Option(help="Only this debate id (repeatable).")] = None,
     source_only: Annotated[bool, typer.Option("--source-only", help="Source-only statistics of every debate (no summaries): units, pairs per strategy, QBAF sizes, proposal strengths.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: print the pairs and the estimated Claude cost of the whole study.")] = False,
@@ -217,8 +226,13 @@ def study(
 ) -> None:
     """Run the case study: every debate with summaries → QBAFs → metrics, tables, reports, plots."""
     from argfaith.errors import ConfigurationError
-    from argfaith.study.config import StudyConfig
+    from argfaith.study.config import StudyConfig, check_executor
 
+    check_executor(executor, scheduler, retries)
+    if executor == "dask" and not dry_run:
+        from argfaith.study.dask_executor import import_distributed
+
+        import_distributed()  # the missing extra is named before any work
     need_summaries = not source_only
     deb_dir, sum_dir = _resolve_dirs(debates, summaries, data, need_summaries)
     if source_only:
@@ -233,8 +247,8 @@ def study(
             raise ConfigurationError("--dry-run prices the study's debates and summaries; it does not apply to --source-only")
 
         _run_source_only(deb_dir, out, classifier=classifier or "offline", candidates=candidates, units=units,
-                             segmenter=segmenter, taus=_parse_taus(tau), jobs=jobs, only=tuple(only or ()), quiet=quiet,
-                             plots=plots)
+                         segmenter=segmenter, taus=_parse_taus(tau), jobs=jobs, only=tuple(only or ()), quiet=quiet,
+                         plots=plots, executor=executor, scheduler=scheduler, retries=retries)
         return
     spec = classifier
     if spec is None:
@@ -250,6 +264,7 @@ def study(
         debates=deb_dir, summaries=sum_dir, out=out, classifier=spec, candidates=candidates, units=units,
         segmenter=segmenter, taus=_parse_taus(tau), epsilon=epsilon, baselines=baselines, bertscore_model=bertscore_model,
         nli_model=nli_model, explain_top=explain_top, top_moves=top_moves, jobs=jobs, only=tuple(only or ()),
+        executor=executor, scheduler=scheduler, retries=retries,
         html=html, plots=plots, chunk_size=chunk_size,
     )
     is_claude = spec.strip().lower().startswith("claude")

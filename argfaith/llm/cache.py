@@ -12,7 +12,12 @@ Safety:
   SIGKILL keeps every answer stored before the kill and the file stays consistent;
 * one connection per cache object guarded by a lock (thread-safe); several processes may share a
   file (sqlite locking, 30 s busy timeout);
-* the first answer stored for a key wins (``INSERT OR IGNORE``), so concurrent writers agree.
+* the first answer stored for a key wins (``INSERT OR IGNORE``), so concurrent writers agree;
+* on a network filesystem (NFS, SMB, Lustre, GPFS, CephFS, ...: an output or cache folder shared
+  by a cluster) WAL's shared-memory index does not work, so the file is opened in exclusive
+  locking mode (no ``-shm`` file; the WAL index lives in the process's heap). One process then
+  holds the file for as long as it is open: in a distributed study that is the process that owns
+  the request budget (:mod:`argfaith.study.broker`); workers never open the cache.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from typing import Any
 from argfaith.errors import ConfigurationError
 from argfaith.llm.cost import TokenCounts
 
-__all__ = ["CachedResponse", "RequestCache", "request_key", "default_cache_path", "CACHE_FILENAME"]
+__all__ = ["CachedResponse", "RequestCache", "request_key", "default_cache_path", "CACHE_FILENAME", "NETWORK_FILESYSTEMS",
+           "filesystem_type", "on_network_filesystem"]
 
 CACHE_FILENAME = "llm-requests.sqlite"
 _SCHEMA_VERSION = "1"
@@ -73,6 +79,51 @@ def default_cache_path() -> Path:
     from argfaith.datasets.paths import cache_dir
 
     return cache_dir() / CACHE_FILENAME
+
+
+#: Filesystem types (``/proc/self/mountinfo``) on which sqlite's WAL shared memory is unsafe.
+NETWORK_FILESYSTEMS = frozenset({
+    "nfs", "nfs4", "cifs", "smb3", "smbfs", "afs", "lustre", "gpfs", "beegfs", "ceph", "glusterfs", "fuse.glusterfs",
+    "fuse.sshfs", "fuse.s3fs", "fuse.gcsfuse", "fuse.cephfs", "9p", "panfs", "ocfs2", "gfs2", "orangefs", "wekafs",
+})
+
+
+def filesystem_type(path: str | os.PathLike[str], *, mountinfo: str | None = None) -> str | None:
+    """The type of the filesystem holding ``path``: that of the longest mount point above it in
+    ``mountinfo`` (default: ``/proc/self/mountinfo``), or None where there is none (not Linux).
+
+    Examples
+    --------
+    >>> info = "22 1 8:1 / / rw - ext4 /dev/sda1 rw" + chr(10) + "90 22 0:51 / /mnt/shared rw - nfs4 srv:/x rw"
+    >>> filesystem_type("/mnt/shared/out/cache.sqlite", mountinfo=info), filesystem_type("/mnt/sharedx", mountinfo=info)
+    ('nfs4', 'ext4')
+    """
+    if mountinfo is None:
+        try:
+            mountinfo = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+    lines = mountinfo.splitlines()
+    target = os.path.realpath(path)
+    best, best_type = "", None
+    for line in lines:
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5:
+            continue
+        mount = fields[4].replace("\\040", " ")
+        inside = target == mount or target.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best):
+            best, best_type = mount, (right.split() or [None])[0]
+    return best_type
+
+
+def on_network_filesystem(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` (or its nearest existing parent) is on a network filesystem."""
+    p = Path(path).expanduser().absolute()
+    while not p.exists() and p.parent != p:
+        p = p.parent
+    return filesystem_type(p) in NETWORK_FILESYSTEMS
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +180,10 @@ class RequestCache:
     path
         The sqlite file (created with its parent directory if missing); ``":memory:"`` for a
         throw-away cache.
+    exclusive
+        Open in exclusive locking mode (no shared-memory WAL index; other processes wait until
+        this one closes the file). Default: when the file is on a network filesystem
+        (:func:`on_network_filesystem`).
 
     Raises
     ------
@@ -136,15 +191,21 @@ class RequestCache:
         The file cannot be opened or is not an argfaith request cache.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, exclusive: bool | None = None) -> None:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        if exclusive is None:
+            exclusive = self.path != ":memory:" and on_network_filesystem(Path(self.path).expanduser().parent)
+        self.exclusive = bool(exclusive)
         self._lock = threading.RLock()
         try:
             # isolation_level=None: autocommit, every statement is its own durable transaction.
             self._conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
             if self.path != ":memory:":
+                if self.exclusive:
+                    # Before WAL is entered: sqlite then keeps the WAL index in heap memory.
+                    self._conn.execute("PRAGMA locking_mode=EXCLUSIVE")
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.executescript(_DDL)

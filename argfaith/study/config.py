@@ -27,7 +27,7 @@ from typing import Any
 
 from argfaith.errors import ConfigurationError, MissingExtraError
 
-__all__ = ["StudyConfig", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
+__all__ = ["StudyConfig", "EXECUTORS", "check_executor", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
 
 #: Bumped when outputs change incompatibly (part of every key).
 STUDY_FORMAT_VERSION = 1
@@ -88,6 +88,23 @@ def resolve_baselines(
     return tuple(dict.fromkeys(items)), tuple(notes)
 
 
+#: The executors of ``--executor`` (Ray may follow; see docs/study.md, "Distributed runs").
+EXECUTORS = ("local", "dask")
+
+
+def check_executor(executor: str, scheduler: str | None, retries: int) -> None:
+    """Validate the executor options (``ConfigurationError`` naming the option)."""
+    if executor == "ray":
+        raise ConfigurationError("--executor ray is not supported yet: argfaith runs on Dask distributed first "
+                                 "(docs/study.md, 'Distributed runs'); use --executor dask")
+    if executor not in EXECUTORS:
+        raise ConfigurationError(f"--executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if scheduler is not None and executor != "dask":
+        raise ConfigurationError("--scheduler needs --executor dask")
+    if retries < 0:
+        raise ConfigurationError(f"--retries must be >= 0, got {retries}")
+
+
 @dataclass(frozen=True)
 class StudyConfig:
     """Everything a study run depends on (see the module docstring for what is keyed).
@@ -116,7 +133,17 @@ class StudyConfig:
     top_moves : int
         Proposals per summary in the Table-4 view.
     jobs : int
-        Debates processed in parallel (worker processes).
+        Debates processed in parallel: worker processes of the local pool, or the workers of the
+        Dask cluster started for the run (``executor="dask"`` without ``scheduler``).
+    executor : str
+        ``"local"`` (the process pool, default) or ``"dask"`` (Dask distributed; extra ``dask``;
+        :mod:`argfaith.study.dask_executor`).
+    scheduler : str or None
+        Dask: the address of a running scheduler (``tcp://host:8786``) or the path of its
+        scheduler file; None starts a local cluster of ``jobs`` workers.
+    retries : int
+        Dask: how often a task is retried after its worker was lost (or after an error outside
+        argfaith's own per-item handling) before its items are reported failed.
     only : tuple of str
         Restrict to these debate ids.
     html, plots : bool
@@ -145,6 +172,9 @@ class StudyConfig:
     explain_limit: int = 10
     top_moves: int = 5
     jobs: int = 1
+    executor: str = "local"
+    scheduler: str | None = None
+    retries: int = 3
     only: tuple[str, ...] = field(default_factory=tuple)
     html: bool = True
     plots: bool = True
@@ -157,6 +187,7 @@ class StudyConfig:
                 raise ConfigurationError(f"--tau: {t!r} is not in [0, 1]")
         if self.jobs < 1:
             raise ConfigurationError(f"--jobs must be >= 1, got {self.jobs}")
+        check_executor(self.executor, self.scheduler, self.retries)
         if self.explain_top < 0 or self.top_moves < 0 or self.explain_limit < 1:
             raise ConfigurationError("--explain-top and --top-moves must be >= 0, --explain-limit >= 1")
         if self.units not in ("auto", "spans", "sentences"):

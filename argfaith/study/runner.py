@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from argfaith.errors import ConfigurationError
+from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.mining.classifiers.base import RelationClassifier
 from argfaith.study.config import StudyConfig, digest_json, resolve_baselines
 from argfaith.study.corpus import DebateItem, StudyCorpus, SummaryFile, debate_digest, discover_study
@@ -49,6 +49,11 @@ __all__ = [
     "EventCallback",
     "prepare_study",
     "process_debate",
+    "process_source",
+    "process_pending_summary",
+    "source_failed_outcome",
+    "debate_baselines",
+    "SourceResult",
     "run_study",
     "source_text",
     "run_in_workers",
@@ -106,6 +111,8 @@ class DebateOutcome:
     source: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
+    #: The source step's share of ``seconds`` (loading the debate, mining, its report).
+    source_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -311,6 +318,13 @@ def _process_summary(
     paths = StudyPaths(cfg.out)
     did = task.debate.debate_id
     t0 = time.perf_counter()
+    try:
+        saved = read_json_file(paths.row(did, sf.variant))
+    except DataFormatError:
+        saved = None  # a damaged row is redone
+    if isinstance(saved, dict) and saved.get("key") == item_key and saved.get("status") in ("ok", "skipped"):
+        # Finished by an earlier attempt (a retried task whose worker died after writing): never redone.
+        return ItemOutcome(sf.item_id, did, sf.variant, saved["status"], item_key, (saved.get("row") or {}).get("note"), 0.0)
     summ = load_summary(sf.path, missing_text="empty")
     if summ.metadata.get("missing_text") or not summ.text.strip():
         note = "no summary text in the file (\"summary\": null)" if summ.metadata.get("missing_text") else "empty summary text"
@@ -377,12 +391,24 @@ def _process_summary(
 
 
 # ---------------------------------------------------------------------------- one debate
-def process_debate(task: DebateTask, classifier: RelationClassifier, emit: EventCallback = _noop) -> DebateOutcome:
-    """Do one debate's pending work: source QBAF (cached), then every pending summary.
+@dataclass(frozen=True)
+class SourceResult:
+    """A debate's source step: the mined (or reused) source QBAF and its provenance, or the error
+    that fails every pending summary of the debate. Picklable: a distributed executor hands it
+    from the source task to the debate's summary tasks."""
 
-    Errors of one summary are recorded in its :class:`ItemOutcome` (``failed``) and the others go
-    on; an error before any summary (unreadable debate, failed source mining) fails them all.
-    ``KeyboardInterrupt`` propagates (finished chunks and items are saved).
+    debate_id: str
+    info: dict[str, Any]
+    qbaf: Any = None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def process_source(task: DebateTask, classifier: RelationClassifier, emit: EventCallback = _noop) -> tuple[SourceResult, Any]:
+    """Load the debate and mine (or reuse) its source QBAF; write its source report.
+
+    Returns the :class:`SourceResult` and the loaded debate (None when loading failed). Errors are
+    returned in ``SourceResult.error``; ``KeyboardInterrupt`` propagates (finished chunks are saved).
     """
     from argfaith.datasets.documents import load_debate
     from argfaith.mining.pipeline import plan_debate
@@ -392,9 +418,8 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
     cfg = task.config
     paths = StudyPaths(cfg.out)
     did = task.debate.debate_id
-    emit(("debate", did, len(task.pending)))
-    clf = classifier if isinstance(classifier, FingerprintedClassifier) else FingerprintedClassifier(classifier, task.classifier_fingerprint)
     src_info: dict[str, Any] = {"key": task.source_key}
+    debate = None
     try:
         debate = load_debate(task.debate.path)
         qpath = paths.source_qbaf(task.tag, did)
@@ -403,7 +428,7 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
             emit(("phase", did, "mining the source"))
             plan = plan_debate(debate, units=cfg.units, candidates=cfg.candidates, segmenter=cfg.segmenter,  # type: ignore[arg-type]
                                cheap_classifier=_cheap_factory(cfg), seed=cfg.seed)
-            res = _mine(plan, clf, paths.source_checkpoint(task.tag, did), task.source_key, task, emit, "source", str(task.debate.path))
+            res = _mine(plan, classifier, paths.source_checkpoint(task.tag, did), task.source_key, task, emit, "source", str(task.debate.path))
             q = res.qbaf
             save_qbaf(q, qpath)
             src_info.update(mined=True, pairs_classified_now=res.stats.n_classified, pairs_resumed=res.stats.n_resumed,
@@ -423,26 +448,66 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
     except KeyboardInterrupt:
         raise
     except Exception as e:  # noqa: BLE001 - one debate's failure must not stop the corpus run
-        msg = f"{type(e).__name__}: {e}"
-        items = tuple(ItemOutcome(sf.item_id, did, sf.variant, "failed", ik, f"debate/source: {msg}") for sf, _, ik in task.pending)
+        return SourceResult(did, src_info, None, f"{type(e).__name__}: {e}", time.perf_counter() - t0), debate
+    return SourceResult(did, src_info, q, None, time.perf_counter() - t0), debate
+
+
+def source_failed_outcome(task: DebateTask, index: int, error: str) -> ItemOutcome:
+    """The outcome of a pending summary whose debate's source step failed."""
+    sf, _, ikey = task.pending[index]
+    return ItemOutcome(sf.item_id, task.debate.debate_id, sf.variant, "failed", ikey, f"debate/source: {error}")
+
+
+def process_pending_summary(
+    task: DebateTask, index: int, debate: Any, source: SourceResult, baselines: _DebateBaselines,
+    classifier: RelationClassifier, emit: EventCallback = _noop,
+) -> ItemOutcome:
+    """Do the ``index``-th pending summary of ``task`` against its debate's mined source.
+
+    An error is recorded in the returned :class:`ItemOutcome` (``failed``, with the place it was
+    raised); ``KeyboardInterrupt`` propagates.
+    """
+    sf, mkey, ikey = task.pending[index]
+    did = task.debate.debate_id
+    try:
+        return _process_summary(task, debate, source.qbaf, baselines, source.info.get("pairs"), sf, mkey, ikey, classifier, emit)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # noqa: BLE001 - recorded per item; the others go on
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+        return ItemOutcome(sf.item_id, did, sf.variant, "failed", ikey, f"{type(e).__name__}: {e}{where}")
+
+
+def debate_baselines(debate: Any, task: DebateTask) -> _DebateBaselines:
+    """The text baselines of one debate's summaries (the transcript prepared once, lazily)."""
+    return _DebateBaselines(source_text(debate), task)
+
+
+def process_debate(task: DebateTask, classifier: RelationClassifier, emit: EventCallback = _noop) -> DebateOutcome:
+    """Do one debate's pending work: source QBAF (cached), then every pending summary.
+
+    Errors of one summary are recorded in its :class:`ItemOutcome` (``failed``) and the others go
+    on; an error before any summary (unreadable debate, failed source mining) fails them all.
+    ``KeyboardInterrupt`` propagates (finished chunks and items are saved).
+    """
+    did = task.debate.debate_id
+    emit(("debate", did, len(task.pending)))
+    clf = classifier if isinstance(classifier, FingerprintedClassifier) else FingerprintedClassifier(classifier, task.classifier_fingerprint)
+    src, debate = process_source(task, clf, emit)
+    if src.error is not None:
+        items = tuple(source_failed_outcome(task, i, src.error) for i in range(len(task.pending)))
         for it in items:
             emit(("item", did, it.variant, "failed", 0.0, it.key, it.note))
-        return DebateOutcome(did, items, src_info, msg, time.perf_counter() - t0)
-    baselines = _DebateBaselines(source_text(debate), task)
+        return DebateOutcome(did, items, src.info, src.error, src.seconds, src.seconds)
+    baselines = debate_baselines(debate, task)
     outcomes = []
-    for sf, mkey, ikey in task.pending:
-        try:
-            o = _process_summary(task, debate, q, baselines, src_info.get("pairs"), sf, mkey, ikey, clf, emit)
-        except KeyboardInterrupt:
-            raise
-        except Exception as e:  # noqa: BLE001 - recorded per item; the others go on
-            tb = traceback.extract_tb(e.__traceback__)
-            where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
-            o = ItemOutcome(sf.item_id, did, sf.variant, "failed", ikey, f"{type(e).__name__}: {e}{where}")
+    for i in range(len(task.pending)):
+        o = process_pending_summary(task, i, debate, src, baselines, clf, emit)
         outcomes.append(o)
-        emit(("item", did, sf.variant, o.status, o.seconds, o.key, o.note))
+        emit(("item", did, o.variant, o.status, o.seconds, o.key, o.note))
     emit(("debate_done", did))
-    return DebateOutcome(did, tuple(outcomes), src_info, None, time.perf_counter() - t0)
+    return DebateOutcome(did, tuple(outcomes), src.info, None, src.seconds + sum(o.seconds for o in outcomes), src.seconds)
 
 
 # ---------------------------------------------------------------------------- worker processes
@@ -626,8 +691,9 @@ def run_study(
 
     t0 = time.perf_counter()
     emit = on_event or _noop
-    if classifier is not None and config.jobs > 1:
-        raise ConfigurationError("a classifier object can only be used with jobs=1 (workers build theirs from the spec)")
+    if classifier is not None and config.jobs > 1 and config.executor == "local":
+        raise ConfigurationError("a classifier object can only be used with jobs=1 or executor='dask' "
+                                 "(local worker processes build theirs from the spec)")
     prep = prepared or prepare_study(config, classifier=classifier)
     paths = StudyPaths(config.out)
     config.out.mkdir(parents=True, exist_ok=True)
@@ -638,7 +704,8 @@ def run_study(
                     "fingerprint": prep.fingerprint, "tag": prep.tag},
         baselines={"computed": list(prep.baselines), "notes": list(prep.baseline_notes)},
     )
-    run = manifest.start_run(pending_items=sum(len(t.pending) for t in prep.tasks), reused_items=len(prep.reused), jobs=config.jobs)
+    run = manifest.start_run(pending_items=sum(len(t.pending) for t in prep.tasks), reused_items=len(prep.reused), jobs=config.jobs,
+                             executor=config.executor)
     for iid in prep.reused:
         manifest.items.setdefault(iid, {})["key"] = prep.item_keys[iid]
     manifest.save()
@@ -657,16 +724,36 @@ def run_study(
     on_event(("start", n_total, len(prep.reused)))
 
     def record(o: DebateOutcome) -> None:
-        manifest.sources[o.debate_id] = {**o.source, "error": o.error, "seconds": round(o.seconds, 3)}
+        manifest.sources[o.debate_id] = {**o.source, "error": o.error, "seconds": round(o.source_seconds, 3),
+                                         "debate_seconds": round(o.seconds, 3)}
         for it in o.items:
             manifest.items[it.item_id] = {"status": it.status, "key": it.key, "note": it.note, "seconds": round(it.seconds, 3),
                                           "row": str(paths.row(it.debate_id, it.variant).relative_to(config.out))}
             outcomes.append(it)
         manifest.save()
 
+    def record_source(src: SourceResult) -> None:
+        manifest.sources[src.debate_id] = {**src.info, "error": src.error, "seconds": round(src.seconds, 3), "debate_seconds": None}
+        manifest.save()
+
+    def record_item(it: ItemOutcome) -> None:
+        outcomes.append(it)
+        on_event(("item", it.debate_id, it.variant, it.status, it.seconds, it.key, it.note))  # saves the manifest
+
     tasks = list(prep.tasks)
+    notes: list[str] = []
     try:
-        if config.jobs > 1 and len(tasks) > 1:
+        if config.executor == "dask" and tasks:
+            from argfaith.study.dask_executor import StudySteps, run_study_on_dask
+
+            steps = StudySteps(build_classifier=worker_classifier, source=process_source, summary=process_pending_summary,
+                               source_failed=source_failed_outcome, baselines=debate_baselines, source_result=SourceResult,
+                               item_outcome=ItemOutcome)
+            facts = run_study_on_dask(config, tasks, prep.classifier, prep.fingerprint, steps=steps, emit=on_event, record_source=record_source,
+                                      record_item=record_item, classifier_object=prep.classifier if classifier is not None else None)
+            run.update(facts)
+            notes += [f"retried after a lost worker: {item} ({len(ws)} attempts)" for item, ws in facts["retried"].items()]
+        elif config.jobs > 1 and len(tasks) > 1:
             run_in_workers(_worker_run, tasks, config.jobs, on_event, record)
         else:
             clf = FingerprintedClassifier(prep.classifier, prep.fingerprint)
@@ -693,5 +780,5 @@ def run_study(
         out=config.out, rows=tuple(collected.rows), n_ok=n_ok, n_skipped=len(skipped), n_failed=len(failed),
         n_reused=len(prep.reused), n_done_now=len(outcomes), failed=failed, skipped=skipped,
         classifier=prep.classifier.name, classifier_fingerprint=prep.fingerprint, seconds=time.perf_counter() - t0,
-        outputs=outputs, notes=tuple(prep.baseline_notes) + tuple(prep.corpus.notes),
+        outputs=outputs, notes=tuple(prep.baseline_notes) + tuple(prep.corpus.notes) + tuple(notes),
     )

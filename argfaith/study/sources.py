@@ -284,12 +284,19 @@ def run_source_stats(
     only: Sequence[str] = (),
     plots: bool = True,
     on_event: Callable[[tuple[Any, ...]], None] | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    retries: int = 3,
 ) -> dict[str, Any]:
     """Source statistics of every debate below ``debates``; resumable (see the module docstring).
 
     Writes ``OUT/sources/<debate>.json``, ``OUT/source_stats.csv`` (one row per debate),
     ``OUT/source_stats.json`` (totals, distributions, timings) and ``OUT/source_stats.md``, plus
     plots. Returns the summary dict of ``source_stats.json``.
+
+    ``executor="dask"`` runs one task per debate on Dask (``jobs`` local workers, or the cluster
+    of ``scheduler``; :mod:`argfaith.study.dask_executor`); a classifier object is then sent to
+    every worker once.
     """
     from argfaith.datasets.ep import list_ep_debates
     from argfaith.errors import ConfigurationError
@@ -298,8 +305,12 @@ def run_source_stats(
 
     t0 = time.perf_counter()
     emit = on_event or (lambda ev: None)
-    if classifier_object is not None and jobs > 1:
-        raise ConfigurationError("a classifier object can only be used with jobs=1 (workers build theirs from the spec)")
+    from argfaith.study.config import check_executor
+
+    check_executor(executor, scheduler, retries)
+    if classifier_object is not None and jobs > 1 and executor == "local":
+        raise ConfigurationError("a classifier object can only be used with jobs=1 or executor='dask' "
+                                 "(local worker processes build theirs from the spec)")
     clf = _for_mining(classifier_object if classifier_object is not None else _make_classifier(classifier))
     fp = classifier_fingerprint(clf)
     folders = list_ep_debates(debates)
@@ -320,7 +331,7 @@ def run_source_stats(
         tasks.append(SourceTask(f.name, f, out, key, classifier, fp, units, segmenter, tuple(taus)))
     # Largest first: the longest debates should not be the last ones running on one core.
     tasks.sort(key=lambda t: -sum(x.stat().st_size for x in (t.path / "interventions").glob("*.json")))
-    run = manifest.start_run(pending=len(tasks), reused=reused, jobs=jobs)
+    run = manifest.start_run(pending=len(tasks), reused=reused, jobs=jobs, executor=executor)
     manifest.save()
     results: list[dict[str, Any]] = []
 
@@ -331,7 +342,15 @@ def run_source_stats(
 
     emit(("start", len(folders), reused))
     try:
-        if jobs > 1 and len(tasks) > 1:
+        if executor == "dask" and tasks:
+            from argfaith.study.dask_executor import StudySteps, run_sources_on_dask
+            from argfaith.study.runner import worker_classifier
+
+            steps = StudySteps(build_classifier=worker_classifier, statistics=_process)
+            facts = run_sources_on_dask(tasks, clf, fp, steps=steps, workers=jobs, scheduler=scheduler, retries=retries, emit=emit, record=record,
+                                        classifier_object=clf if classifier_object is not None else None)
+            run.update(facts)
+        elif jobs > 1 and len(tasks) > 1:
             run_in_workers(_worker, tasks, jobs, emit, record)
         else:
             fc = FingerprintedClassifier(clf, fp)

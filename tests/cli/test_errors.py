@@ -161,6 +161,8 @@ OUT_OF_RANGE = [
     (["study", "--out", "{tmp}", "--data", str(FIX / "study"), "--tau", "0.2,-1"], "--tau"),
     (["study", "--out", "{tmp}", "--data", str(FIX / "study"), "--jobs", "0"], "--jobs"),
     (["study", "--out", "{tmp}", "--data", str(FIX / "study"), "--explain-top", "-1"], "--explain-top"),
+    (["study", "--out", "{tmp}", "--data", str(FIX / "study"), "--retries", "-1"], "--retries: -1"),
+    (["study", "--out", "{tmp}", "--data", str(FIX / "study"), "--executor", "ray"], "--executor ray is not supported yet"),
     (["selftest", "--out", "{tmp}", "--data", str(FIX / "study"), "--epsilon", "2"], "--epsilon: 2.0"),
     (["selftest", "--out", "{tmp}", "--data", str(FIX / "study"), "--tau", "-0.1"], "--tau"),
     (["selftest", "--out", "{tmp}", "--data", str(FIX / "study"), "--provisions", "-1"], "--provisions"),

@@ -102,6 +102,9 @@ def test_failed_items_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca
         (["--data", str(FIX), "--source-only", "--candidates", "topk:5"], "--source-only mines all pairs"),
         (["--data", str(FIX), "--source-only", "--classifier", "claude"], "needs ANTHROPIC_API_KEY"),
         ([], "no debates folder"),
+        (["--data", str(FIX), "--executor", "ray"], "--executor ray is not supported yet"),
+        (["--data", str(FIX), "--executor", "spark"], "--executor must be one of local, dask"),
+        (["--data", str(FIX), "--scheduler", "tcp://127.0.0.1:8786"], "--scheduler needs --executor dask"),
     ],
 )
 def test_bad_options_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -123,3 +126,80 @@ def test_source_only(tmp_path: Path) -> None:
     assert all(x["status"] == "ok" and int(x["pairs_all"]) > 0 for x in rows)
     s = json.loads((out / "source_stats.json").read_text())
     assert s["pairs"]["all"] == sum(int(x["pairs_all"]) for x in rows)
+
+
+def test_missing_dask_extra_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    code, _, err = main(["--data", str(FIX), "--out", str(tmp_path / "o"), "--classifier", "lexical", "--executor", "dask"],
+                        monkeypatch, capsys)
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "pip install 'argfaith[dask]'" in last and "Traceback" not in err
+    assert not (tmp_path / "o").exists()  # said before any work
+
+
+@pytest.mark.slow
+def test_dask_executor_through_the_cli(tmp_path: Path) -> None:
+    """`--executor dask --jobs 2`: a local Dask cluster of two workers; the same table as the
+    local pool, progress lines, and a rerun that reuses everything."""
+    base = ["--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"), "--classifier", "lexical",
+            "--baselines", "rouge", "--tau", "0.15,0.2", "--no-plots"]
+    r_local = run(*base, "--out", str(tmp_path / "local"))
+    r = run(*base, "--out", str(tmp_path / "dask"), "--executor", "dask", "--jobs", "2")
+    assert r_local.returncode == 0 and r.returncode == 0, r.stderr
+    assert "5 evaluated, 1 skipped, 0 failed" in r.stdout and "[  6/6]" in r.stderr
+    drop = lambda rows: [{k: v for k, v in x.items() if not k.endswith("_seconds")} for x in rows]  # noqa: E731
+    a = json.loads((tmp_path / "local" / "table.json").read_text())["rows"]
+    b = json.loads((tmp_path / "dask" / "table.json").read_text())["rows"]
+    assert drop(a) == drop(b)
+    run_ = json.loads((tmp_path / "dask" / "study.json").read_text())["runs"][-1]
+    assert run_["executor"] == "dask" and run_["workers"] == 2
+    r2 = run(*base, "--out", str(tmp_path / "dask"), "--executor", "dask", "--jobs", "2")
+    assert r2.returncode == 0 and "6 reused from an earlier run, 0 done now" in r2.stdout
+    src = run("--source-only", "--debates", str(FIX / "ep_debates"), "--out", str(tmp_path / "src"), "--classifier", "lexical",
+              "--executor", "dask", "--jobs", "2", "--no-plots")
+    assert src.returncode == 0 and "Source-only statistics (2 of 2 debates)" in src.stdout, src.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_of_a_dask_run_then_rerun(tmp_path: Path) -> None:
+    """Ctrl-C on a terminal reaches the whole process group (main process, scheduler, workers):
+    the run exits 130 with one line and no worker traceback, the local cluster it started is gone,
+    and the same command resumes to the full result."""
+    import signal
+    import time
+
+    out = tmp_path / "dask"
+    cmd = [sys.executable, "-m", "argfaith", "study", "--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"),
+           "--classifier", "lexical", "--baselines", "rouge", "--tau", "0.2", "--no-plots", "--no-html", "--chunk-size", "1",
+           "--executor", "dask", "--jobs", "2", "--out", str(out)]
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ARGFAITH_DATA")}
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    deadline = time.time() + 240
+    sent = False
+    while time.time() < deadline and p.poll() is None:
+        if any(len(c.read_bytes().splitlines()) > 3 for c in (out / "mined").rglob("*.pairs.jsonl")) if (out / "mined").exists() else False:
+            os.killpg(p.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
+            sent = True
+            break
+        time.sleep(0.05)
+    _, err = p.communicate(timeout=240)
+    if not sent or p.returncode == 0:
+        pytest.skip("the run finished before it could be interrupted")
+    assert p.returncode == 130, err
+    assert "interrupted: finished items are saved" in err and "Traceback" not in err, err
+    deadline = time.time() + 30  # the scheduler and workers of the cluster the run started are gone
+    while time.time() < deadline:
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail("processes of the interrupted run's cluster were still alive 30 s after it exited")
+    manifest = json.loads((out / "study.json").read_text())
+    assert manifest["runs"][-1]["interrupted"] is True and manifest["runs"][-1]["executor"] == "dask"
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "5 evaluated, 1 skipped, 0 failed" in r.stdout, r.stdout

@@ -106,3 +106,63 @@ def test_kill_9_mid_run_keeps_every_committed_answer(tmp_path):
     con.close()
     c = RequestCache(db)
     assert all(f"k{i}" in c for i in range(last + 1))
+
+
+# ---------------------------------------------------------------------------- network filesystems
+MOUNTINFO = (
+    "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+    "90 22 0:51 / /mnt/shared rw,relatime - nfs4 server:/export rw,vers=4.2\n"
+    "91 22 0:52 / /mnt/with\\040space rw - cifs //srv/x rw\n"
+    "92 90 0:53 / /mnt/shared/local rw - xfs /dev/sdb1 rw\n"
+)
+
+
+@pytest.mark.parametrize("path, fs", [
+    ("/mnt/shared/study-out/llm-requests.sqlite", "nfs4"),
+    ("/mnt/shared", "nfs4"),
+    ("/mnt/sharedother/x", "ext4"),          # a prefix of the name is not the mount point
+    ("/mnt/shared/local/cache.sqlite", "xfs"),  # the longest mount point wins
+    ("/mnt/with space/c.sqlite", "cifs"),     # mountinfo escapes spaces as \040
+    ("/home/user/c.sqlite", "ext4"),
+])
+def test_filesystem_type_from_mountinfo(path: str, fs: str) -> None:
+    from argfaith.llm.cache import filesystem_type
+
+    assert filesystem_type(path, mountinfo=MOUNTINFO) == fs
+
+
+def test_cache_on_a_network_filesystem_keeps_no_shared_memory_file(tmp_path, monkeypatch) -> None:
+    """WAL's -shm index does not work across hosts: on a network filesystem the cache is opened
+    in exclusive locking mode (the index lives in the process) and still stores and finds answers."""
+    import argfaith.llm.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "on_network_filesystem", lambda path: True)
+    path = tmp_path / "shared" / "llm-requests.sqlite"
+    with RequestCache(path) as c:
+        assert c.exclusive
+        c.put("k1", CachedResponse("<|ANSWER|>support<|ANSWER|>", "m", "v1"))
+        assert c.get("k1").text.startswith("<|ANSWER|>support")
+        assert not os.path.exists(str(path) + "-shm")
+        assert c._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert c._conn.execute("PRAGMA locking_mode").fetchone()[0] == "exclusive"
+    with RequestCache(path) as c:  # reopened: the answer is there
+        assert c.get("k1") is not None
+
+
+def test_cache_on_a_local_filesystem_is_shared_between_processes(tmp_path) -> None:
+    from argfaith.llm.cache import on_network_filesystem
+
+    assert not on_network_filesystem(tmp_path)
+    with RequestCache(tmp_path / "c.sqlite") as a, RequestCache(tmp_path / "c.sqlite") as b:
+        assert not a.exclusive
+        a.put("k", CachedResponse("x", "m", "v1"))
+        assert b.get("k") is not None  # a second connection reads it at once (normal WAL mode)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import argfaith.llm.cache as cache_mod
+
+    failures, tried = doctest.testmod(cache_mod)
+    assert failures == 0 and tried >= 3

@@ -215,7 +215,13 @@ class ClaudeRelationClassifier:
         ``fallback=True``, counted in ``usage.errors``.
     poll_interval
         Seconds between batch polls.
+
+    ``shared_budget`` (class attribute): its calls spend one account's budget (rate limits,
+    batches, the request cache), so a distributed study keeps it in one process and brokers the
+    workers' pairs to it (:mod:`argfaith.study.broker`).
     """
+
+    shared_budget = True
 
     def __init__(
         self,

@@ -59,7 +59,7 @@ from argfaith.qbaf.simple_paths import DEFAULT_PATH_BUDGET, simple_pro_con_sets
 #: CLI shows it on stderr.
 Status = Callable[[str, int, int], None]
 
-__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
+__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_semantics", "parse_taus"]
 
 #: Size of the salient set S_k(Q) of π_cov in reports (the 10 strongest source speech arguments).
 DEFAULT_COVERAGE_K = 10
@@ -113,6 +113,26 @@ def parse_taus(text: str) -> list[float]:
     if not out:
         raise ConfigurationError("--tau: no value given")
     return list(dict.fromkeys(out))
+
+
+def parse_semantics(text: str, *, option: str = "--semantics") -> list[Any]:
+    """Parse ``"dfquad,quadratic-energy"`` (or ``"all"``) into gradual semantics (the CLI's
+    ``--semantics``); an unknown name is a :class:`~argfaith.errors.ConfigurationError` naming it."""
+    from argfaith.errors import ConfigurationError
+    from argfaith.qbaf.semantics import NAMED, get_semantics
+
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise ConfigurationError(f"{option}: no semantics given (e.g. dfquad or dfquad,quadratic-energy or all)")
+    if [n.lower() for n in names] == ["all"]:
+        return list(NAMED.values())
+    out = []
+    for n in names:
+        try:
+            out.append(get_semantics(n))
+        except ValueError as e:
+            raise ConfigurationError(f"{option}: {e}") from None
+    return list({s.name: s for s in out}.values())
 
 
 def analyse_side(

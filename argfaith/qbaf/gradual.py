@@ -99,10 +99,15 @@ def gradual_strengths(
         ``strict=True`` and some cyclic component did not reach ``tol``.
     """
     sem = get_semantics(semantics)
-    sem.check_domain(qbaf)
+    if sem.attack_only:
+        sem.check_domain(qbaf)
+    # A restricted semantics runs without iterations: the kernel finds any cycle on the way
+    # (an acyclic framework is one exact pass either way), so the domain check costs nothing.
     sigma, cyc_node, _size, cyc_iters, cyc_res, bad = solve_semantics_csr(
-        sem, qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=max_iter, tol=tol, step=step
+        sem, qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=0 if sem.acyclic_only else max_iter, tol=tol, step=step
     )
+    if sem.acyclic_only and cyc_node.shape[0]:
+        sem.check_domain(qbaf)  # raises, naming an argument on a cycle
     sigma.setflags(write=False)
     n_cyc = int(cyc_node.shape[0])
     converged = not bool(bad.any()) if n_cyc else True

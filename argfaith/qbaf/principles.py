@@ -665,7 +665,8 @@ class Franklin(Principle):
 
 class StrictCounting(Principle):
     """Every new attacker of positive strength strictly lowers σ(x) when σ(x) > 0; every new
-    supporter of positive strength strictly raises σ(x) when σ(x) < 1."""
+    supporter of positive strength strictly raises σ(x) when σ(x) < 1 (premises read with the
+    module's margin ``atol``)."""
 
     name = "strict counting"
     citation = "Amgoud & Ben-Naim, IJCAI 2018 / IJAR 2018 (Counting, strict bipolar form), dynamic form"
@@ -678,11 +679,12 @@ class StrictCounting(Principle):
         rels = ("attack",) if _attack_only(semantics) else ("attack", "support")
         for a in self._sample(list(q.ids)):
             for rel in rels:
-                if (rel == "attack" and not sigma[a] > 0.0) or (rel == "support" and not sigma[a] < 1.0):
+                # premises with the module's margin: a strength of 5e-324 cannot visibly drop
+                if (rel == "attack" and not sigma[a] > self.atol) or (rel == "support" and not sigma[a] < 1.0 - self.atol):
                     continue
                 q2, (x,) = with_new_sources(q, a, [(rel, self.strength)])
                 s2 = _evaluate(semantics, q2)
-                if not s2[x] > 0.0:
+                if not s2[x] > self.atol:
                     continue
                 ok = s2[a] < sigma[a] if rel == "attack" else s2[a] > sigma[a]
                 yield None if ok else Counterexample(

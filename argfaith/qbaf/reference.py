@@ -4,9 +4,13 @@ These follow the definitions of PAPER.md §2–4 as literally as possible, with 
 no numba, so that tests and benchmarks can check the fast kernels against them. They are not
 meant for large inputs (the brute-force ones are exponential).
 
-Conventions shared with the fast engine (:mod:`argfaith.qbaf.dfquad`):
+The other gradual semantics (:mod:`argfaith.qbaf.semantics`) each have their update written from
+their paper (:data:`UPDATE_REFERENCES`), solved by :func:`gradual_reference` with the same scheme.
 
-* aggregation F(v1..vn) = 1 − ∏(1 − vi), attackers then supporters in input order;
+Conventions shared with the fast engine (:mod:`argfaith.qbaf.dfquad`, :mod:`argfaith.qbaf.gradual`):
+
+* DF-QuAD's aggregation F(v1..vn) = 1 − ∏(1 − vi); every sum, product or maximum over attackers
+  or supporters is taken in input order;
 * iterative solvers start from σ⁰ = τ and stop at the first iterate σ̂ whose fixed-point
   residual ‖f(σ̂) − σ̂‖∞ is ≤ tol, which is then the reported residual;
 * ``iterations`` is the largest number of sweeps (synchronous) or steps (RK4) used by any

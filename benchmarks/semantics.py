@@ -25,10 +25,12 @@ Peers (public GitHub projects, not on PyPI; never a dependency of argfaith):
 
 * QBAF-Py (github.com/TimKam/Quantitative-Bipolar-Argumentation, C extension ``qbaf``):
   ``DFQuAD_model``, ``QuadraticEnergy_model``, ``EulerBased_model``; acyclic frameworks by
-  its dependency-order evaluation, cyclic ones by its synchronous iteration (``allow_cycles``).
+  its dependency-order evaluation, cyclic ones by its synchronous iteration (``allow_cycles``,
+  compared with ``cyclic-sync`` only).
 * Uncertainpy (github.com/nicopotyka/Uncertainpy, ``uncertainpy.gradual``, pure Python):
   product × linear(1) (DF-QuAD), sum × quadratic-maximum(1) (quadratic energy), sum × Euler,
-  sum × MLP; acyclic by ``algorithms.Acyclic.computeStrengthValues``, cyclic by its RK4.
+  sum × MLP; acyclic by ``algorithms.Acyclic.computeStrengthValues``, cyclic by its RK4 on the
+  continuous model (step 0.5, stop at derivative < 1e-9; compared with ``cyclic-rk4`` only).
 
 Each is skipped with a note when it cannot be imported. To measure them, build/unpack them
 outside the repository and put them on the path, e.g.::
@@ -170,10 +172,15 @@ def _peers() -> tuple[dict[str, Any], list[str]]:
     return out, notes
 
 
-def _peer_offers(peer: str, sem: str, cyclic: bool) -> bool:
+def _peer_offers(peer: str, sem: str, workload: str) -> bool:
+    """Whether ``peer`` offers ``sem`` *with the same scheme*: on cyclic graphs QBAF-Py iterates
+    synchronously (compared with ``cyclic-sync``) and Uncertainpy integrates the continuous model
+    by RK4 (compared with ``cyclic-rk4``)."""
+    if sem == "restricted-euler-based" and workload.startswith("cyclic"):
+        return False
     if peer == "qbaf-py":
-        return sem in QBAFPY_MODELS and not (cyclic and sem == "restricted-euler-based")
-    return sem in UNCERTAINPY_PAIRS and not (cyclic and sem == "restricted-euler-based")
+        return sem in QBAFPY_MODELS and workload != "cyclic-rk4"
+    return sem in UNCERTAINPY_PAIRS and workload != "cyclic-sync"
 
 
 # ---------------------------------------------------------------------------- semantics
@@ -220,7 +227,7 @@ def run_semantics(
                 if name == "dfquad":
                     dfq_seconds, dfq_iterations = wall, r.iterations
                 ids, tl, al, sl = lists[key]
-                lw, _, rl = _timed(lambda: gradual_strengths(QBAF.from_edges(tl, al, sl), sem, method=method, max_iter=1000))
+                lw, _, rl = _best(lambda: gradual_strengths(QBAF.from_edges(tl, al, sl), sem, method=method, max_iter=1000), repeat)
                 assert np.array_equal(rl.values, r.values)
                 row: dict[str, Any] = {
                     "semantics": name, "workload": workload, "n_arguments": q.n, "n_edges": q.n_edges, "method": method,
@@ -242,7 +249,7 @@ def run_semantics(
                     row["speedup_vs_reference"] = rw / wall
                 cap = peer_cyclic_max if cyclic else peer_max
                 for peer, mod in peers.items():
-                    if not _peer_offers(peer, name, cyclic) or n > cap:
+                    if not _peer_offers(peer, name, workload) or n > cap:
                         continue
                     fn = qbafpy_strengths if peer == "qbaf-py" else uncertainpy_strengths
                     try:
@@ -313,6 +320,35 @@ def run_construction(n: int, *, repeat: int, log: Callable[[str], None]) -> list
     return rows
 
 
+# ------------------------------------------------------------------------------- tables
+def markdown(res: dict[str, Any]) -> str:
+    """The write-up's tables from a results JSON (``--tables FILE``)."""
+    out = []
+    rows = res.get("semantics_rows") or []
+    if rows:
+        out.append("| semantics | workload | n | edges | seconds | × DF-QuAD | from lists s | reference s (bit-identical) | QBAF-Py s | Uncertainpy s | fastest peer ÷ argfaith (kernel / from lists) |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            ref = f"{r['reference_seconds']:.3g} ({'yes' if r['reference_bit_identical'] else 'NO'})" if r["reference_seconds"] is not None else "—"
+            peer = {p: (f"{v['seconds']:.3g}" if "seconds" in v else "error") for p, v in r["peers"].items()}
+            ratio = f"{r['vs_fastest_peer']:,.0f}× / {r['vs_fastest_peer_from_lists']:,.0f}×" if r.get("vs_fastest_peer") else "—"
+            vs = f"{r['vs_dfquad']:.2f}"
+            if r.get("per_iteration_vs_dfquad") is not None and r["workload"].startswith("cyclic"):
+                vs += f" ({r['per_iteration_vs_dfquad']:.2f}/sweep, {r['iterations']} sweeps)"
+            out.append(
+                f"| {r['semantics']} | {r['workload']} | {r['n_arguments']:,} | {r['n_edges']:,} | {r['seconds']:.4f} | {vs} | "
+                f"{r['from_lists_seconds']:.3g} | {ref} | {peer.get('qbaf-py', '—')} | {peer.get('uncertainpy', '—')} | {ratio} |"
+            )
+    crow = res.get("construction_rows") or []
+    if crow:
+        out.append("")
+        out.append("| construction | n | edges | seconds |")
+        out.append("|---|---:|---:|---:|")
+        for r in crow:
+            out.append(f"| {r['task']} | {r['n_arguments']:,} | {r['n_edges']:,} | {r['seconds']:.3f} |")
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------------------------- main
 def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> dict[str, Any]:
     sizes = tuple(args.sizes) if args.sizes else (QUICK_SIZES if args.quick else SIZES)
@@ -357,10 +393,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--skip-peers", action="store_true")
     p.add_argument("--construction-n", type=int, default=None, help="arguments of the construction rows (default 10^6)")
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--tables", type=Path, default=None, help="print the Markdown tables of an earlier results JSON and exit")
     args = p.parse_args(argv)
+    if args.tables is not None:
+        print(markdown(json.loads(args.tables.read_text(encoding="utf-8"))), end="")
+        return
     res = run(args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    print(markdown(res), end="")
     print(f"wrote {args.out}")
 
 

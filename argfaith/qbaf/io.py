@@ -283,8 +283,8 @@ def from_networkx(g: nx.DiGraph, *, tau: float | None = None, debate: bool | Non
     index = dict(zip(ids, range(n)))
     from argfaith.qbaf.framework import _pairs_to_array
 
-    att = _pairs_to_array(attacks, "attacks", lambda: index)
-    sup = _pairs_to_array(supports, "supports", lambda: index)
+    att = _pairs_to_array(attacks, "attacks", lambda: (index, ids))
+    sup = _pairs_to_array(supports, "supports", lambda: (index, ids))
     return QBAF(
         ids, is_prop, bs, att, sup,
         texts=cols.get("text"), speakers=cols.get("speaker"), positions=cols.get("position"),

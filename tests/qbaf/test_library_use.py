@@ -111,3 +111,21 @@ def test_set_attack_relation_is_computed_once_and_reused(monkeypatch):
     q2 = q.with_speech_base_score(0.3)
     set_attacks(q2)
     assert calls["n"] == 2
+
+
+def test_from_edges_matches_ids_by_identity_and_by_value():
+    """Endpoints that are the very id objects are matched by identity, equal-but-distinct strings
+    by value (the two paths of the lookup must agree)."""
+    rng = np.random.default_rng(3)
+    n = 300
+    ids = [f"arg-{i}" for i in range(n)]
+    e = rng.integers(0, n, (900, 2))
+    e = e[e[:, 0] != e[:, 1]]
+    e = np.unique(e, axis=0)
+    same = [(ids[s], ids[t]) for s, t in e.tolist()]
+    fresh = [("".join(["arg-", str(s)]), "".join(["arg-", str(t)])) for s, t in e.tolist()]  # new objects
+    mixed = [a if k % 2 else b for k, (a, b) in enumerate(zip(same, fresh))]
+    ref = QBAF.from_arrays(rng.random(n), e, ids=ids)
+    for pairs in (same, fresh, mixed):
+        q = QBAF.from_edges(dict(zip(ids, ref.base_scores.tolist())), pairs)
+        assert np.array_equal(q.attack_array, ref.attack_array)

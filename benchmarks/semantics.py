@@ -330,8 +330,14 @@ def markdown(res: dict[str, Any]) -> str:
         out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             ref = f"{r['reference_seconds']:.3g} ({'yes' if r['reference_bit_identical'] else 'NO'})" if r["reference_seconds"] is not None else "—"
-            peer = {p: (f"{v['seconds']:.3g}" if "seconds" in v else "error") for p, v in r["peers"].items()}
-            ratio = f"{r['vs_fastest_peer']:,.0f}× / {r['vs_fastest_peer_from_lists']:,.0f}×" if r.get("vs_fastest_peer") else "—"
+            # only peers with the same scheme count (also for results written before that rule)
+            like = {p: v for p, v in r["peers"].items() if _peer_offers(p, r["semantics"], r["workload"])}
+            peer = {p: (f"{v['seconds']:.3g}" if "seconds" in v else "error") for p, v in like.items()}
+            timed = {p: v["seconds"] for p, v in like.items() if "seconds" in v}
+            ratio = "—"
+            if timed:
+                best = min(timed.values())
+                ratio = f"{best / r['seconds']:,.0f}× / {best / r['from_lists_seconds']:,.0f}×"
             vs = f"{r['vs_dfquad']:.2f}"
             if r.get("per_iteration_vs_dfquad") is not None and r["workload"].startswith("cyclic"):
                 vs += f" ({r['per_iteration_vs_dfquad']:.2f}/sweep, {r['iterations']} sweeps)"

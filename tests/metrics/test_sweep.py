@@ -150,3 +150,16 @@ def test_cli_evaluate_semantics_sweep_subprocess(tmp_path):
     assert all(rep["settings"]["semantics"] == "dfquad" for rep in d["reports"])
     r = run("evaluate", "--source", "examples/paper/q.json", "--summary", "examples/paper/qa.json", "--semantics", "quad", "--no-explain")
     assert r.returncode == 0 and "Proposal strengths σ (QuAD" in r.stdout
+
+
+def test_html_colours_nodes_with_the_reports_semantics(paper):
+    """The HTML drawing recomputes σ of every argument from the embedded QBAF: in the report's
+    semantics, not DF-QuAD's."""
+    from argfaith.metrics.render.views import all_strengths as _all_strengths
+    from argfaith.qbaf import qbaf_to_dict
+
+    r = evaluate(paper["q"], paper["qa"], semantics="top:euler", explain=False)
+    assert r.source.convergence.semantics == "top:euler"
+    sig = _all_strengths(r.source.qbaf, r.source.convergence.method, r.source.convergence.semantics)
+    assert sig == gradual_strengths(paper["q"], "top:euler").as_dict() != gradual_strengths(paper["q"], "dfquad").as_dict()
+    assert _all_strengths(qbaf_to_dict(paper["q"]), "sync") == gradual_strengths(paper["q"], "dfquad").as_dict()

@@ -309,7 +309,13 @@ def run_construction(n: int, *, repeat: int, log: Callable[[str], None]) -> list
     d = dict(zip(ids, tl))
     ai = [(ids[u], ids[v]) for u, v in al]
     si = [(ids[u], ids[v]) for u, v in sl]
-    add("from_edges (dict {id: τ}, id pairs)", lambda: QBAF.from_edges(d, ai, si), "one dict lookup per endpoint")
+    add("from_edges (dict {id: τ}, id pairs)", lambda: QBAF.from_edges(d, ai, si), "endpoints are the id objects: matched by identity")
+    del ai, si
+    # the same ids as new string objects: every endpoint goes through a dict lookup
+    ai = [("".join(("a", str(u))), "".join(("a", str(v)))) for u, v in al]
+    si = [("".join(("a", str(u))), "".join(("a", str(v)))) for u, v in sl]
+    add("from_edges (dict {id: τ}, id pairs, distinct strings)", lambda: QBAF.from_edges(d, ai, si),
+        "endpoints equal to but not the id objects: one dict lookup each")
     del ai, si
     g = nx.DiGraph()
     g.add_nodes_from((i, {"base_score": t}) for i, t in zip(ids, tl))

@@ -31,6 +31,6 @@ def test_semantics_benchmark_quick(tmp_path):
     assert all(row["vs_dfquad"] > 0 for row in rows)
     assert {c["task"] for c in data["construction_rows"]} == {
         "from_arrays (numpy arrays)", "from_edges (lists of int pairs)", "from_edges (tuples of int pairs)",
-        "from_edges (dict {id: τ}, id pairs)", "from_networkx (DiGraph)",
+        "from_edges (dict {id: τ}, id pairs)", "from_edges (dict {id: τ}, id pairs, distinct strings)", "from_networkx (DiGraph)",
     }
     assert data["peer_notes"] == ["peers not measured (--skip-peers)"]

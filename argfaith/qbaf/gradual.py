@@ -23,7 +23,8 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from argfaith.qbaf.batch import BatchStrengthResult, QBAFBatch
     from argfaith.qbaf.framework import QBAF
 
-__all__ = ["gradual_strengths", "gradual_batch", "solve_semantics_csr"]
+__all__ = ["gradual_strengths", "gradual_batch", "solve_semantics_csr", "strength_function"]
 
 
 def solve_semantics_csr(
@@ -181,3 +182,15 @@ def _check_batch_domain(sem: GradualSemantics, batch: QBAFBatch) -> None:
                 f"of the batch has a cycle through its argument {v - int(batch.node_offsets[f])}"
             )
 
+
+def strength_function(semantics: str | GradualSemantics, **options: Any) -> Callable[[QBAF], dict[str, float]]:
+    """``semantics`` as a plain callable ``QBAF -> {id: σ}`` (the ``Semantics`` type of
+    :mod:`argfaith.qbaf.principles` and of user property tests); ``options`` go to
+    :func:`gradual_strengths` (method, max_iter, tol, step)."""
+    sem = get_semantics(semantics)
+
+    def strengths(qbaf: QBAF) -> dict[str, float]:
+        return gradual_strengths(qbaf, sem, **options).as_dict()
+
+    strengths.__name__ = f"{sem.name}_strengths".replace("-", "_").replace(":", "_")
+    return strengths

@@ -73,6 +73,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from argfaith.qbaf.framework import QBAF
+from argfaith.qbaf.gradual import gradual_strengths
+from argfaith.qbaf.semantics import GradualSemantics
 
 __all__ = [
     "Semantics",
@@ -351,7 +353,7 @@ class Principle(ABC):
         adds supporters says nothing about an attack-only semantics)."""
         return True
 
-    def check(self, semantics: Semantics, qbaf: QBAF) -> PrincipleResult:
+    def check(self, semantics: Semantics | GradualSemantics, qbaf: QBAF) -> PrincipleResult:
         """Check every instance of the principle in ``qbaf``; stop at the first failure."""
         if not self.is_applicable(qbaf) or not self.applies_to_semantics(semantics) or not _applies(semantics, qbaf):
             return PrincipleResult(self.name, True, applicable=False)
@@ -394,8 +396,11 @@ def _own_aggregate(semantics: Semantics) -> Callable[[Sequence[float]], float]:
     return getattr(semantics, "polarity_aggregate", product_aggregation)
 
 
-def _evaluate(semantics: Semantics, q: QBAF) -> Mapping[str, float]:
-    out = semantics(q)
+def _evaluate(semantics: Semantics | GradualSemantics, q: QBAF) -> Mapping[str, float]:
+    if isinstance(semantics, GradualSemantics):
+        out: Mapping[str, float] = gradual_strengths(q, semantics).as_dict()
+    else:
+        out = semantics(q)
     missing = [a for a in q.ids if a not in out]
     if missing:
         raise ValueError(f"the semantics returned no strength for argument {missing[0]!r}")

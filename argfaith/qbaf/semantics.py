@@ -48,9 +48,11 @@ Users compose their own pair with :func:`compose` (``compose("top", Euler())``) 
 form ``"top:euler"`` / ``"sum:pmax(2,1)"`` / ``"product:linear(2)"`` accepted wherever a
 semantics name is (:func:`get_semantics`).
 
-A :class:`GradualSemantics` is also a callable ``QBAF -> {id: σ}`` (with default solver
-options), so it can be handed to the principle checks of :mod:`argfaith.qbaf.principles`
-directly. Strengths with diagnostics come from :func:`argfaith.qbaf.gradual.gradual_strengths`.
+A :class:`GradualSemantics` can be handed to the principle checks of
+:mod:`argfaith.qbaf.principles` directly (they evaluate it with default solver options); a plain
+callable ``QBAF -> {id: σ}`` is :func:`argfaith.qbaf.gradual.strength_function`. Strengths with
+diagnostics come from :func:`argfaith.qbaf.gradual.gradual_strengths`. (This module holds the
+data only and imports no solver: the solver imports it.)
 
 Domains. ``restricted-euler-based`` is defined on acyclic frameworks only (that is what
 "restricted" means in Amgoud & Ben-Naim 2017); ``weighted-h-categorizer`` on frameworks without
@@ -384,12 +386,6 @@ class GradualSemantics:
         except SemanticsDomainError:
             return False
         return True
-
-    # -- as a plain semantics callable (principles) -------------------------------------------
-    def __call__(self, qbaf: QBAF) -> dict[str, float]:
-        from argfaith.qbaf.gradual import gradual_strengths
-
-        return gradual_strengths(qbaf, self).as_dict()
 
     @property
     def is_dfquad(self) -> bool:

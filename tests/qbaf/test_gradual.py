@@ -258,9 +258,16 @@ def test_get_semantics_names_specs_and_errors():
     assert HCategorizer()(0.5, -1.0) == 0.25
 
 
-def test_semantics_objects_are_callables_for_the_principles():
+def test_semantics_objects_go_to_the_principles_and_become_callables():
+    from argfaith.qbaf.gradual import strength_function
+    from argfaith.qbaf.principles import Stability
+
     q = QBAF.from_arrays([0.5, 1.0], attacks=[(1, 0)], ids=["x", "a"])
-    assert NAMED["quadratic-energy"](q) == {"x": 0.25, "a": 1.0}
+    f = strength_function("quadratic-energy")
+    assert f(q) == {"x": 0.25, "a": 1.0} and f.__name__ == "quadratic_energy_strengths"
+    assert strength_function(NAMED["dfquad"])(q) == {"x": 0.0, "a": 1.0}
+    # The principle checks take the semantics object itself (and agree with the callable).
+    assert Stability().check(NAMED["quadratic-energy"], q) == Stability().check(f, q)
 
 
 def test_results_addressable_by_position_and_id():

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from argfaith.cli._app import app
-from argfaith.cli._options import FRACTION, ITERATIONS, NONNEGATIVE, TAU
+from argfaith.cli._options import FRACTION, ITERATIONS, NONNEGATIVE, ONE_SEMANTICS, TAU
 
 __all__ = ["strengths", "TableOrJson", "SolverMethod"]
 
@@ -36,6 +36,7 @@ def strengths(
     semantics: Annotated[
         str,
         typer.Option(
+            callback=ONE_SEMANTICS,
             help="Gradual semantics: dfquad, quad, quadratic-energy, euler-based, restricted-euler-based, mlp-based, "
             "weighted-h-categorizer, or an 'aggregation:influence' composition such as top:euler (docs/semantics.md)."
         ),

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
-from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, UNIT
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, SEMANTICS, UNIT
 from argfaith.cli.engine import SolverMethod
 
 __all__ = ["evaluate", "evaluate_files"]
@@ -316,7 +316,7 @@ def evaluate(
     llm_batch: Annotated[bool, typer.Option(help="--align llm: send uncached requests through the Message Batches API (half price, slower).")] = False,
     format: Annotated[Optional[OutputFormat], typer.Option("--format", help="Output format (default: from --out's suffix, else table).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the report to this file instead of stdout.")] = None,
-    semantics: Annotated[str, typer.Option(help="Gradual semantics of σ: one name (dfquad, quad, quadratic-energy, euler-based, restricted-euler-based, mlp-based, weighted-h-categorizer, or aggregation:influence), or several comma-separated / 'all' for a semantics sweep: the report uses the first, the sweep shows π_bc / π_εa and the proposals that change side under each.")] = "dfquad",
+    semantics: Annotated[str, typer.Option(callback=SEMANTICS, help="Gradual semantics of σ: one name (dfquad, quad, quadratic-energy, euler-based, restricted-euler-based, mlp-based, weighted-h-categorizer, or aggregation:influence), or several comma-separated / 'all' for a semantics sweep: the report uses the first, the sweep shows π_bc / π_εa and the proposals that change side under each.")] = "dfquad",
     solver: Annotated[SolverMethod, typer.Option(help="Solver for cyclic summary QBAFs: synchronous iteration or continuous RK4.")] = SolverMethod.sync,
     max_iter: Annotated[int, typer.Option(callback=ITERATIONS, help="Iteration budget per cyclic component (>= 1).")] = 10_000,
     tol: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Solver convergence tolerance (>= 0).")] = 1e-9,

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._options import ITERATIONS, SEMANTICS, in_range
 
 __all__ = ["principles"]
 
@@ -27,6 +28,7 @@ def principles(
     semantics: Annotated[
         str,
         typer.Option(
+            callback=SEMANTICS,
             help="Comma-separated semantics: names (dfquad, quad, quadratic-energy, euler-based, "
             "restricted-euler-based, mlp-based, weighted-h-categorizer), 'aggregation:influence' compositions "
             "(top:euler, sum:pmax(2,1)), or 'all'."
@@ -35,8 +37,8 @@ def principles(
     principle: Annotated[
         Optional[str], typer.Option(help="Comma-separated principles (default: all thirteen).")
     ] = None,
-    examples: Annotated[int, typer.Option(min=1, help="Random frameworks per search (hypothesis max_examples).")] = 100,
-    max_size: Annotated[int, typer.Option(min=1, max=12, help="Largest random framework (arguments).")] = 6,
+    examples: Annotated[int, typer.Option(callback=ITERATIONS, help="Random frameworks per search (hypothesis max_examples, >= 1).")] = 100,
+    max_size: Annotated[int, typer.Option(callback=in_range(1, 12, what="arguments"), help="Largest random framework (arguments, 1 to 12).")] = 6,
     format: Annotated[MatrixFormat, typer.Option("--format", help="Output format.")] = MatrixFormat.table,
     out: Annotated[Optional[Path], typer.Option(help="Write the output to this file instead of stdout.")] = None,
 ) -> None:

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
-from argfaith.cli._options import COUNT, EPSILON, ITERATIONS
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, SEMANTICS
 from argfaith.cli.engine import TableOrJson as DryRunFormat
 
 
@@ -199,7 +199,7 @@ def study(
     segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
     tau: Annotated[str, typer.Option(help="Speech base score(s) τ, e.g. 0.15,0.2,0.25 (Table 6); tables use 0.2 when listed.")] = "0.15,0.2,0.25",
     epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
-    semantics: Annotated[str, typer.Option(help="Gradual semantics of σ (default dfquad, the paper's); several comma-separated or 'all' add a semantics sweep (semantics.md): π_bc / π_εa and the provisions that change side under each, the tables use the first.")] = "dfquad",
+    semantics: Annotated[str, typer.Option(callback=SEMANTICS, help="Gradual semantics of σ (default dfquad, the paper's); several comma-separated or 'all' add a semantics sweep (semantics.md): π_bc / π_εa and the provisions that change side under each, the tables use the first.")] = "dfquad",
     baselines: Annotated[str, typer.Option(help="Text baselines: auto (ROUGE; BERTScore with the embeddings extra; NLI with --nli-model) | none | rouge,bertscore,nli.")] = "auto",
     bertscore_model: Annotated[Optional[Path], typer.Option(help="Local Hugging Face encoder for BERTScore (default all-MiniLM-L6-v2, extra 'embeddings').")] = None,
     nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (enables the NLI baseline).")] = None,

@@ -162,3 +162,7 @@ def test_cli_principles_bad_names_are_one_line_errors_subprocess():
     assert r.returncode == 2 and r.stderr.startswith("error: --semantics: unknown semantics 'nope'") and "Traceback" not in r.stderr
     r = run("principles", "--principle", "stability,fairness")
     assert r.returncode == 2 and r.stderr.startswith("error: --principle: unknown principle 'fairness'")
+    r = run("principles", "--max-size", "13")
+    assert r.returncode == 2 and r.stderr == "error: --max-size: 13 is not in [1, 12] (arguments)\n"
+    r = run("principles", "--examples", "0")
+    assert r.returncode == 2 and r.stderr.startswith("error: --examples: 0 must be an integer >= 1")

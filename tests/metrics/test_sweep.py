@@ -33,6 +33,26 @@ def debate():
     return load_qbaf(d / "source.json"), load_qbaf(d / "summary_faithful.json"), load_qbaf(d / "summary_distorted.json")
 
 
+def test_influence_tables_in_each_semantics(debate):
+    """DF-QuAD on an acyclic QBAF uses the propagation kernel; every other semantics re-solves
+    (the propagation kernel is DF-QuAD's) — and both equal the re-solve reference."""
+    from argfaith.metrics.explain import argument_influences_reference, removal_influence_table
+
+    src = debate[0]
+    assert src.is_acyclic()
+    for name, how in (("dfquad", "propagation"), ("quadratic-energy", "re-solve"), ("top:euler", "re-solve")):
+        t = removal_influence_table(src, semantics=name)
+        assert t.method == how and t.semantics == name
+        assert t.sigma.tolist() == gradual_strengths(src, name).values.tolist()
+        for p in src.proposals:
+            ref = argument_influences_reference(src, p, semantics=name)
+            idx, val = t.by_target[src.idx(p)]
+            got = {src.ids[i]: v for i, v in zip(idx.tolist(), val.tolist()) if v != 0.0}
+            want = {a.id: a.influence for a in ref.arguments if a.influence != 0.0}
+            assert got.keys() == want.keys()
+            assert all(got[k] == pytest.approx(want[k], abs=1e-12) for k in want)
+
+
 def test_evaluate_under_another_semantics_uses_its_strengths(paper):
     r = evaluate(paper["q"], paper["qa"], semantics="quadratic-energy")
     qe = gradual_strengths(paper["q"], "quadratic-energy")
@@ -40,11 +60,10 @@ def test_evaluate_under_another_semantics_uses_its_strengths(paper):
     assert r.source.strengths == {p: qe[p] for p in ("p1", "p2")}
     # Explanations measure influence in the same semantics: removing s1 from Q moves σ(p1) by
     # exactly the difference of the two quadratic-energy strengths.
-    e = next(x for x in r.explanations if x.proposal == "p1") if r.explanations else None
-    if e is not None:
-        s1 = next(a for a in e.source.arguments if a.id == "s1")
-        without = QBAF.from_arrays([0.5, 0.2], attacks=[(1, 0)], ids=["p1", "s2"])
-        assert s1.influence == pytest.approx(qe["p1"] - gradual_strengths(without, "quadratic-energy")["p1"], abs=1e-12)
+    e = next(x for x in r.explanations if x.proposal == "p1")
+    s1 = next(a for a in e.source.arguments if a.id == "s1")
+    without = QBAF.from_arrays([0.5, 0.2], attacks=[(1, 0)], ids=["p1", "s2"])
+    assert s1.influence == pytest.approx(qe["p1"] - gradual_strengths(without, "quadratic-energy")["p1"], abs=1e-12)
     # Outside its domain the report fails with the domain error (one semantics, no sweep).
     with pytest.raises(Exception, match="attack-only"):
         evaluate(paper["q"], paper["qa"], semantics="weighted-h-categorizer")
@@ -136,6 +155,11 @@ def test_cli_strengths_semantics_subprocess():
     assert r.returncode == 2 and r.stderr.startswith("error: the Weighted h-categorizer semantics is defined for attack-only")
     r = run("strengths", "examples/paper/q.json", "--semantics", "euler")
     assert r.returncode == 2 and r.stderr.startswith("error: --semantics: unknown semantics 'euler'")
+    # Checked up front with the other option ranges (cli/_options.py): one line, before reading the file.
+    r = run("strengths", "no-such-file.json", "--semantics", "dfquad,quad")
+    assert r.returncode == 2 and r.stderr == "error: --semantics: give one semantics here, got 2 (dfquad,quad)\n"
+    r = run("evaluate", "--source", "no-such-file.json", "--summary", "x.json", "--semantics", "dfquad,nope")
+    assert r.returncode == 2 and r.stderr.startswith("error: --semantics: unknown semantics 'nope'")
 
 
 def test_cli_evaluate_semantics_sweep_subprocess(tmp_path):

@@ -24,6 +24,7 @@ from argfaith.cli import (  # noqa: E402,F401
     selftest,  # selftest (distortions, controls)
     engine,  # strengths
     extensions,  # extensions
+    principles,  # principles (the principles matrix)
     bench,  # bench relations | kpa
     kpa,  # kpa ...
     bench_kpa,  # bench kpa

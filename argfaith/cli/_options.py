@@ -19,6 +19,9 @@ callback               range            options
 ``COUNT``              integer ≥ 0      "how many to show" options where 0 means none/all
 ``FINITE``             any finite       score thresholds on an open scale
 ``FOLDS``              0 or ≥ 2         cross-validation folds (0: no cross-validation)
+``SEMANTICS``          known names      ``--semantics``: names, ``aggregation:influence``
+                                        specs or ``all`` (:mod:`argfaith.qbaf.semantics`)
+``ONE_SEMANTICS``      one known name   ``--semantics`` of commands that take exactly one
 =====================  ===============  ================================================
 
 Non-finite numbers (``nan``, ``inf``) are refused everywhere.
@@ -48,6 +51,8 @@ __all__ = [
     "COUNT",
     "FINITE",
     "FOLDS",
+    "SEMANTICS",
+    "ONE_SEMANTICS",
 ]
 
 
@@ -141,3 +146,27 @@ def _folds(param: typer.CallbackParam, value: Any) -> Any:
 
 
 FOLDS = _folds
+
+
+def _semantics(param: typer.CallbackParam, value: Any, *, one: bool = False) -> Any:
+    from argfaith.metrics.evaluate import parse_semantics
+
+    name = option_name(param)
+    for v in _values(value):
+        try:
+            sems = parse_semantics(v, option=name)
+        except ConfigurationError as e:
+            raise OptionRangeError(str(e)) from None
+        if one and len(sems) != 1:
+            raise OptionRangeError(f"{name}: give one semantics here, got {len(sems)} ({v})")
+    return value
+
+
+def SEMANTICS(param: typer.CallbackParam, value: Any) -> Any:
+    """``--semantics``: every name must parse (:func:`argfaith.metrics.evaluate.parse_semantics`)."""
+    return _semantics(param, value)
+
+
+def ONE_SEMANTICS(param: typer.CallbackParam, value: Any) -> Any:
+    """``--semantics`` where exactly one semantics makes sense (``strengths``)."""
+    return _semantics(param, value, one=True)

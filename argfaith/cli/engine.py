@@ -1,4 +1,4 @@
-"""`argfaith strengths`: DF-QuAD strengths of one QBAF file."""
+"""`argfaith strengths`: strengths of one QBAF file under a gradual semantics (DF-QuAD by default)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from argfaith.cli._app import app
-from argfaith.cli._options import FRACTION, ITERATIONS, NONNEGATIVE, TAU
+from argfaith.cli._options import FRACTION, ITERATIONS, NONNEGATIVE, ONE_SEMANTICS, TAU
 
 __all__ = ["strengths", "TableOrJson", "SolverMethod"]
 
@@ -33,6 +33,14 @@ def strengths(
         Optional[float],
         typer.Option(callback=TAU, help="Base score of speech arguments that omit one, in [0, 1] (default: the file's, else 0.2)."),
     ] = None,
+    semantics: Annotated[
+        str,
+        typer.Option(
+            callback=ONE_SEMANTICS,
+            help="Gradual semantics: dfquad, quad, quadratic-energy, euler-based, restricted-euler-based, mlp-based, "
+            "weighted-h-categorizer, or an 'aggregation:influence' composition such as top:euler (docs/semantics.md)."
+        ),
+    ] = "dfquad",
     method: Annotated[
         SolverMethod, typer.Option(help="Solver for cyclic components: synchronous iteration or continuous RK4.")
     ] = SolverMethod.sync,
@@ -42,19 +50,28 @@ def strengths(
     strict: Annotated[bool, typer.Option(help="Fail (exit 2) if a cyclic component does not converge.")] = False,
     format: Annotated[TableOrJson, typer.Option("--format", help="Output format.")] = TableOrJson.table,
 ) -> None:
-    """DF-QuAD strengths of every argument, with convergence diagnostics.
+    """Strengths of every argument (DF-QuAD unless --semantics says otherwise), with convergence
+    diagnostics.
 
     Acyclic parts are exact; cyclic components are iterated (see docs/engine.md). A result that
     did not converge is printed with a warning (exit 0) unless --strict is given (exit 2).
     """
-    from argfaith.qbaf import dfquad_strengths, load_qbaf
+    from argfaith.errors import ConfigurationError
+    from argfaith.metrics.evaluate import parse_semantics
+    from argfaith.qbaf import load_qbaf
+    from argfaith.qbaf.gradual import gradual_strengths
 
+    sems = parse_semantics(semantics)
+    if len(sems) != 1:
+        raise ConfigurationError(f"--semantics: give one semantics for strengths, got {len(sems)} ({semantics})")
+    sem = sems[0]
     q = load_qbaf(file, tau=tau)
-    r = dfquad_strengths(q, method=method.value, max_iter=max_iter, tol=tol, strict=strict, step=step)
+    r = gradual_strengths(q, sem, method=method.value, max_iter=max_iter, tol=tol, strict=strict, step=step)
+    title = sem.title or sem.name
     if not r.converged:
         shown = ", ".join(repr(a) for a in r.not_converged[:5]) + (", ..." if len(r.not_converged) > 5 else "")
         print(
-            f"warning: DF-QuAD ({r.method}) did not converge within {max_iter} iterations on {shown}; "
+            f"warning: {title} ({r.method}) did not converge within {max_iter} iterations on {shown}; "
             f"residual {r.residual:.3g} > tol {tol:g} (try --method rk4)",
             file=sys.stderr,
         )
@@ -67,6 +84,7 @@ def strengths(
                     "iterations": r.iterations,
                     "residual": r.residual,
                     "method": r.method,
+                    "semantics": r.semantics,
                     "cyclic_components": r.cyclic_components,
                     "not_converged": list(r.not_converged),
                 },
@@ -79,7 +97,7 @@ def strengths(
     from rich.markup import escape
     from rich.table import Table
 
-    t = Table(title=f"DF-QuAD strengths — {escape(q.name or file.name)}")
+    t = Table(title=f"{escape(title)} strengths — {escape(q.name or file.name)}")
     t.add_column("argument")
     t.add_column("kind")
     t.add_column("τ", justify="right")

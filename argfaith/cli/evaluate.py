@@ -15,7 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
-from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, UNIT
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, SEMANTICS, UNIT
 from argfaith.cli.engine import SolverMethod
 
 __all__ = ["evaluate", "evaluate_files"]
@@ -151,6 +151,7 @@ def evaluate_files(
     pcr_reading: str = "walk",
     path_budget: int = 200_000,
     status: Any = None,
+    semantics: Any = "dfquad",
 ) -> Any:
     """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
     before rendering). ``status(step, done, total)`` hears about each step (reading included)."""
@@ -204,7 +205,7 @@ def evaluate_files(
         alignments=aligners, explain=explain, explain_limit=explain_top, method=solver, max_iter=max_iter, tol=tol,
         strict=strict, include_qbafs=include_qbafs, source_path=str(source), summary_paths=[str(s) for s in summaries],
         text_baselines=text_baselines, coverage_k=coverage_k, coverage_salience=coverage_salience,
-        pro_con_reading=pcr_reading, path_budget=path_budget,
+        pro_con_reading=pcr_reading, path_budget=path_budget, semantics=semantics,
         status=status,
     )
 
@@ -315,7 +316,8 @@ def evaluate(
     llm_batch: Annotated[bool, typer.Option(help="--align llm: send uncached requests through the Message Batches API (half price, slower).")] = False,
     format: Annotated[Optional[OutputFormat], typer.Option("--format", help="Output format (default: from --out's suffix, else table).")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the report to this file instead of stdout.")] = None,
-    solver: Annotated[SolverMethod, typer.Option(help="DF-QuAD solver for cyclic summary QBAFs.")] = SolverMethod.sync,
+    semantics: Annotated[str, typer.Option(callback=SEMANTICS, help="Gradual semantics of σ: one name (dfquad, quad, quadratic-energy, euler-based, restricted-euler-based, mlp-based, weighted-h-categorizer, or aggregation:influence), or several comma-separated / 'all' for a semantics sweep: the report uses the first, the sweep shows π_bc / π_εa and the proposals that change side under each.")] = "dfquad",
+    solver: Annotated[SolverMethod, typer.Option(help="Solver for cyclic summary QBAFs: synchronous iteration or continuous RK4.")] = SolverMethod.sync,
     max_iter: Annotated[int, typer.Option(callback=ITERATIONS, help="Iteration budget per cyclic component (>= 1).")] = 10_000,
     tol: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Solver convergence tolerance (>= 0).")] = 1e-9,
     strict: Annotated[bool, typer.Option(help="Fail (exit 2) when a QBAF's strengths do not converge.")] = False,
@@ -333,10 +335,11 @@ def evaluate(
 ) -> None:
     """Evaluate summary QBAF(s) against a debate QBAF: the paper's faithfulness metrics, explanations and a report."""
     from argfaith.errors import ConfigurationError
-    from argfaith.metrics.evaluate import parse_taus
+    from argfaith.metrics.evaluate import parse_semantics, parse_taus
     from argfaith.metrics.render import render
 
     taus: list[float | None] = list(parse_taus(tau)) if tau is not None else [None]
+    sems = parse_semantics(semantics)
     fmt = format or (_SUFFIX_FORMAT.get(out.suffix.lower(), OutputFormat.table) if out else OutputFormat.table)
     summary = list(summary or [])
     summary_doc = list(summary_doc or [])
@@ -394,9 +397,9 @@ def evaluate(
             solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
             explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
             coverage_k=coverage_k or None, coverage_salience=coverage_salience.value, status=steps,
-            pcr_reading=pcr_reading.value, path_budget=path_budget,
+            pcr_reading=pcr_reading.value, path_budget=path_budget, semantics=sems,
         )
-        obj: Any = suite.reports[0] if len(suite.reports) == 1 else suite
+        obj: Any = suite.reports[0] if len(suite.reports) == 1 and not suite.semantics_sweep else suite
         steps(f"writing the {fmt.value} report", 0, 0)
         if out is None and fmt is OutputFormat.table:
             from argfaith.metrics.render.table import print_table

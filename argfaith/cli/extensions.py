@@ -22,7 +22,7 @@ def extensions(
     format: Annotated[TableOrJson, typer.Option("--format", help="Output format.")] = TableOrJson.table,
     query: Annotated[
         Optional[list[str]],
-        typer.Option("--query", "-q", help="Argument id to query (repeatable); default: every proposal."),
+        typer.Option("--query", "-q", help="Argument id to query (repeatable); default: every proposal, or every argument of a framework without proposals."),
     ] = None,
     max_arguments: Annotated[
         int, typer.Option(callback=COUNT, help="Enumerate all d-preferred extensions only up to this many arguments.")
@@ -107,10 +107,10 @@ def extensions(
             Text("yes", style="bold green") if d.accepted else Text("no", style="red"),
             d.reason,
         )
+    if not proposals and not query:
+        c.print("no proposal arguments: every argument is queried (pass --query ID to choose)")
     if acc.queried:
         c.print(t)
-    else:
-        c.print("no proposal arguments to query; pass --query ID")
     c.print(
         Text(
             f"{q.n} arguments, {len(sa)} set-attacks; {acc.method}, {acc.solver_calls} solver calls, "

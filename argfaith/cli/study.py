@@ -22,7 +22,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
-from argfaith.cli._options import COUNT, EPSILON, ITERATIONS
+from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, SEMANTICS
 from argfaith.cli.engine import TableOrJson as DryRunFormat
 
 
@@ -205,6 +205,7 @@ def study(
     segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
     tau: Annotated[str, typer.Option(help="Speech base score(s) τ, e.g. 0.15,0.2,0.25 (Table 6); tables use 0.2 when listed.")] = "0.15,0.2,0.25",
     epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
+    semantics: Annotated[str, typer.Option(callback=SEMANTICS, help="Gradual semantics of σ (default dfquad, the paper's); several comma-separated or 'all' add a semantics sweep (semantics.md): π_bc / π_εa and the provisions that change side under each, the tables use the first.")] = "dfquad",
     baselines: Annotated[str, typer.Option(help="Text baselines: auto (ROUGE; BERTScore with the embeddings extra; NLI with --nli-model) | none | rouge,bertscore,nli.")] = "auto",
     bertscore_model: Annotated[Optional[Path], typer.Option(help="Local Hugging Face encoder for BERTScore (default all-MiniLM-L6-v2, extra 'embeddings').")] = None,
     nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (enables the NLI baseline).")] = None,
@@ -260,9 +261,12 @@ def study(
             spec = "offline"
             _warn("WARNING: no ANTHROPIC_API_KEY and no --classifier: using the OFFLINE relation classifier "
                   "(much less accurate than Claude; see docs/classifiers.md). Pass --classifier to silence this.")
+    from argfaith.metrics.evaluate import parse_semantics
+
     config = StudyConfig(
         debates=deb_dir, summaries=sum_dir, out=out, classifier=spec, candidates=candidates, units=units,
         segmenter=segmenter, taus=_parse_taus(tau), epsilon=epsilon, baselines=baselines, bertscore_model=bertscore_model,
+        semantics=tuple(s.name for s in parse_semantics(semantics)),
         nli_model=nli_model, explain_top=explain_top, top_moves=top_moves, jobs=jobs, only=tuple(only or ()),
         executor=executor, scheduler=scheduler, retries=retries,
         html=html, plots=plots, chunk_size=chunk_size,

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Literal
 from argfaith.errors import ConfigurationError
 from argfaith.metrics.supplementary import check_alignment, supplementary_recall
 from argfaith.qbaf import QBAF, dfquad_strengths
+from argfaith.qbaf.gradual import gradual_strengths
+from argfaith.qbaf.semantics import GradualSemantics
 
 if TYPE_CHECKING:
     from argfaith.metrics.alignment import Aligner, Alignment
@@ -102,13 +104,17 @@ def _degrees(q: QBAF) -> tuple[dict[str, int], dict[str, int]]:
     return deg, rep
 
 
-def salience_scores(q: QBAF, salience: Salience = "strength", *, method: str = "sync", max_iter: int = 10_000, tol: float = 1e-9) -> dict[str, float]:
-    """Salience of every speech argument of ``q`` (module docstring)."""
+def salience_scores(
+    q: QBAF, salience: Salience = "strength", *, method: str = "sync", max_iter: int = 10_000, tol: float = 1e-9,
+    semantics: str | GradualSemantics = "dfquad",
+) -> dict[str, float]:
+    """Salience of every speech argument of ``q`` (module docstring); strengths and influences
+    are those of ``semantics`` (default DF-QuAD)."""
     if salience not in SALIENCE_MEASURES:
         raise ConfigurationError(f"unknown salience {salience!r}; choose one of {', '.join(SALIENCE_MEASURES)}")
     speech = q.speech_arguments
     if salience == "strength":
-        sigma = dfquad_strengths(q, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+        sigma = gradual_strengths(q, semantics, method=method, max_iter=max_iter, tol=tol)
         return {a: float(sigma[a]) for a in speech}
     if salience in ("degree", "replies"):
         deg, rep = _degrees(q)
@@ -118,7 +124,7 @@ def salience_scores(q: QBAF, salience: Salience = "strength", *, method: str = "
 
     out = {a: 0.0 for a in speech}
     for p in q.proposals:
-        side = argument_influences(q, p, method=method, max_iter=max_iter, tol=tol)
+        side = argument_influences(q, p, method=method, max_iter=max_iter, tol=tol, semantics=semantics)
         for inf in side.arguments:
             if inf.id in out:
                 out[inf.id] = max(out[inf.id], abs(inf.influence))

@@ -41,6 +41,7 @@ from argfaith.metrics.report import (
     ProConCounts,
     ProposalsReport,
     ProposalVerdict,
+    SemanticsSweepRow,
     SensitivityRow,
     Settings,
     SideExplanationReport,
@@ -52,14 +53,17 @@ from argfaith.metrics.report import (
 from argfaith.metrics.degeneracy import degeneracy_warnings
 from argfaith.metrics.coverage import SALIENCE_MEASURES, salience_scores, salient_arguments
 from argfaith.metrics.supplementary import pro_con_consistency, supplementary_precision, supplementary_recall
-from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, dfquad_strengths, pro_con_sets, qbaf_to_dict
+from argfaith.metrics.sweep import as_semantics_list, semantics_sweep_rows
+from argfaith.qbaf import QBAF, NotConvergedError, credulous_acceptance, pro_con_sets, qbaf_to_dict
+from argfaith.qbaf.gradual import gradual_strengths
+from argfaith.qbaf.semantics import GradualSemantics, get_semantics
 from argfaith.qbaf.simple_paths import DEFAULT_PATH_BUDGET, simple_pro_con_sets
 
 #: ``status(step, done, total)``: what a long evaluation is doing (``total`` 0 when unknown); the
 #: CLI shows it on stderr.
 Status = Callable[[str, int, int], None]
 
-__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_taus"]
+__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_semantics", "parse_taus"]
 
 #: Size of the salient set S_k(Q) of π_cov in reports (the 10 strongest source speech arguments).
 DEFAULT_COVERAGE_K = 10
@@ -78,17 +82,23 @@ class SideAnalysis:
     # influence table serves every summary).
     cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def influence_table(self, method: str, max_iter: int, tol: float, status: Status | None = None, role: str = "") -> InfluenceTable:
-        """Removal influences on every proposal of this side (:mod:`argfaith.metrics.explain`)."""
-        if "influence" not in self.cache:
+    def influence_table(
+        self, method: str, max_iter: int, tol: float, status: Status | None = None, role: str = "",
+        semantics: str | GradualSemantics = "dfquad",
+    ) -> InfluenceTable:
+        """Removal influences on every proposal of this side (:mod:`argfaith.metrics.explain`),
+        measured in ``semantics`` (the one this side's σ was computed in)."""
+        sem = get_semantics(semantics)
+        key = f"influence:{sem.name}:{sem.spec}"
+        if key not in self.cache:
             cb = None
             if status is not None:
                 def cb(done: int, total: int) -> None:
                     status(f"explanations: removal influences in the {role} QBAF", done, total)
-            self.cache["influence"] = removal_influence_table(
-                self.qbaf, strengths=self.strengths, method=method, max_iter=max_iter, tol=tol, progress=cb
+            self.cache[key] = removal_influence_table(
+                self.qbaf, strengths=self.strengths, method=method, max_iter=max_iter, tol=tol, progress=cb, semantics=sem
             )
-        return self.cache["influence"]
+        return self.cache[key]
 
 
 def _check_unit(name: str, v: float | None) -> None:
@@ -115,6 +125,26 @@ def parse_taus(text: str) -> list[float]:
     return list(dict.fromkeys(out))
 
 
+def parse_semantics(text: str, *, option: str = "--semantics") -> list[Any]:
+    """Parse ``"dfquad,quadratic-energy"`` (or ``"all"``) into gradual semantics (the CLI's
+    ``--semantics``); an unknown name is a :class:`~argfaith.errors.ConfigurationError` naming it."""
+    from argfaith.errors import ConfigurationError
+    from argfaith.qbaf.semantics import NAMED, get_semantics
+
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise ConfigurationError(f"{option}: no semantics given (e.g. dfquad or dfquad,quadratic-energy or all)")
+    if [n.lower() for n in names] == ["all"]:
+        return list(NAMED.values())
+    out = []
+    for n in names:
+        try:
+            out.append(get_semantics(n))
+        except ValueError as e:
+            raise ConfigurationError(f"{option}: {e}") from None
+    return list({s.name: s for s in out}.values())
+
+
 def analyse_side(
     qbaf: QBAF,
     *,
@@ -126,8 +156,10 @@ def analyse_side(
     include_qbaf: bool = True,
     pro_con_reading: str = "walk",
     path_budget: int = DEFAULT_PATH_BUDGET,
+    semantics: str | GradualSemantics = "dfquad",
 ) -> SideAnalysis:
-    """σ, pro/con sets of every proposal, credulous acceptance and the single-QBAF metrics.
+    """σ (under ``semantics``, default DF-QuAD), pro/con sets of every proposal, credulous
+    acceptance and the single-QBAF metrics.
 
     ``pro_con_reading``: ``"walk"`` (PAPER.md §3, the default) or ``"simple"`` (simple paths,
     :mod:`argfaith.qbaf.simple_paths`, exact within ``path_budget`` search steps per proposal;
@@ -136,7 +168,7 @@ def analyse_side(
     if pro_con_reading not in ("walk", "simple"):
         raise ValueError(f"pro_con_reading must be 'walk' or 'simple', got {pro_con_reading!r}")
     q = qbaf.with_speech_base_score(tau) if tau is not None else qbaf
-    s = dfquad_strengths(q, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    s = gradual_strengths(q, semantics, method=method, max_iter=max_iter, tol=tol)
     props = q.proposals
     incomplete: list[str] = []
     if pro_con_reading == "simple":
@@ -179,6 +211,7 @@ def analyse_side(
             iterations=s.iterations,
             residual=float(s.residual),
             method=s.method,
+            semantics=s.semantics,
             cyclic_components=getattr(s, "cyclic_components", 0),
             not_converged=list(getattr(s, "not_converged", ())),
         ),
@@ -225,6 +258,13 @@ def _alignment_report(al: Alignment) -> AlignmentReport:
     )
 
 
+def _title(name: str) -> str:
+    from argfaith.qbaf.semantics import NAMED
+
+    s = NAMED.get(name)
+    return s.title if s is not None else name
+
+
 def _convergence_warning(role: str, side: SideAnalysis) -> str | None:
     c = side.report.convergence
     if c.converged:
@@ -232,8 +272,9 @@ def _convergence_warning(role: str, side: SideAnalysis) -> str | None:
     nm = f" {side.qbaf.name!r}" if side.qbaf.name else ""
     ids = ", ".join(repr(i) for i in c.not_converged[:8]) + (", ..." if len(c.not_converged) > 8 else "")
     where = f" (arguments {ids})" if ids else ""
+    title = _title(c.semantics)
     return (
-        f"{role} QBAF{nm}: DF-QuAD ({c.method}) did not converge on a cyclic component{where}: residual "
+        f"{role} QBAF{nm}: {title} ({c.method}) did not converge on a cyclic component{where}: residual "
         f"{c.residual:.3g} after {c.iterations} iterations; σ-based metrics (π_bc, π_εa) use the last iterate "
         "(try --solver rk4)"
     )
@@ -257,7 +298,9 @@ def _compare(
     coverage_k: int | None = DEFAULT_COVERAGE_K,
     coverage_salience: str = "strength",
     status: Status | None = None,
+    semantics: GradualSemantics | None = None,
 ) -> EvaluationReport:
+    sem = semantics or get_semantics("dfquad")
     ps = match.shared
     verdicts: dict[str, ProposalVerdict] = {}
     for p in ps:
@@ -304,7 +347,7 @@ def _compare(
         counts["supplementary_recall"] = MetricCount(numerator=sar.numerator, denominator=sar.denominator)
         counts["pro_con_consistency"] = MetricCount(numerator=sum(pcc.consistent.values()), denominator=pcc.n_pairs)
         if coverage_k is not None:
-            top, covered = _coverage(src, alignment, coverage_k, coverage_salience, method, max_iter, tol)
+            top, covered = _coverage(src, alignment, coverage_k, coverage_salience, method, max_iter, tol, sem)
             pw.update(
                 argument_coverage=len(covered) / len(top) if top else None,
                 uncovered_salient=[a for a in top if a not in covered],
@@ -317,9 +360,9 @@ def _compare(
             src.qbaf, summ.qbaf, ps,
             source_strengths=src.strengths, summary_strengths=summ.strengths,
             source_procon=src.procon, summary_procon=summ.procon,
-            alignment=alignment, method=method, max_iter=max_iter, tol=tol, limit=explain_limit,
-            source_table=src.influence_table(method, max_iter, tol, status, "source"),
-            summary_table=summ.influence_table(method, max_iter, tol, status, "summary"),
+            alignment=alignment, method=method, max_iter=max_iter, tol=tol, limit=explain_limit, semantics=sem,
+            source_table=src.influence_table(method, max_iter, tol, status, "source", sem),
+            summary_table=summ.influence_table(method, max_iter, tol, status, "summary", sem),
         )
         explanations = [_explanation_report(e) for e in exps]
     warnings = [w for w in (_convergence_warning("source", src), _convergence_warning("summary", summ)) if w]
@@ -354,6 +397,7 @@ def _compare(
             solver_method=method,
             solver_max_iter=max_iter,
             solver_tol=tol,
+            semantics=sem.name,
             proposals=policy,
             alignment=alignment.method if alignment is not None else None,
             explain_limit=explain_limit,
@@ -368,7 +412,8 @@ def _compare(
 
 
 def _coverage(
-    src: SideAnalysis, alignment: Alignment, k: int, salience: str, method: str, max_iter: int, tol: float
+    src: SideAnalysis, alignment: Alignment, k: int, salience: str, method: str, max_iter: int, tol: float,
+    semantics: GradualSemantics | None = None,
 ) -> tuple[tuple[str, ...], frozenset[str]]:
     """S_k(Q) and its aligned members for π_cov (:mod:`argfaith.metrics.coverage`); σ salience
     reuses the strengths already computed for the source at this τ."""
@@ -378,7 +423,7 @@ def _coverage(
     if salience == "strength":
         scores = {a: float(src.strengths[a]) for a in speech}
     else:
-        scores = salience_scores(src.qbaf, salience, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+        scores = salience_scores(src.qbaf, salience, method=method, max_iter=max_iter, tol=tol, semantics=semantics or "dfquad")  # type: ignore[arg-type]
     top = salient_arguments(src.qbaf, k=k, salience=salience, scores=scores)  # type: ignore[arg-type]
     aligned = alignment.source_ids
     return top, frozenset(a for a in top if a in aligned)
@@ -428,6 +473,7 @@ def evaluate(
     coverage_salience: str = "strength",
     pro_con_reading: str = "walk",
     path_budget: int = DEFAULT_PATH_BUDGET,
+    semantics: str | GradualSemantics = "dfquad",
 ) -> EvaluationReport:
     """Evaluate a summary QBAF Q* against its source Q (PAPER.md §5): the full report.
 
@@ -455,7 +501,9 @@ def evaluate(
         Per-proposal explanations, keeping the ``explain_limit`` most influential arguments per
         side (None: all).
     method, max_iter, tol :
-        DF-QuAD solver for cyclic components (:func:`argfaith.qbaf.dfquad_strengths`).
+        Solver for cyclic components (:func:`argfaith.qbaf.gradual.gradual_strengths`).
+    semantics : str or GradualSemantics
+        The gradual semantics of σ (default DF-QuAD, the paper's); :mod:`argfaith.qbaf.semantics`.
     pro_con_reading, path_budget :
         Paths of pro/con (π_pcr, π_pcc) read as walks (PAPER.md §3, default) or as simple paths
         (exact within ``path_budget`` steps per proposal; see :func:`analyse_side`).
@@ -467,9 +515,10 @@ def evaluate(
     """
     _check_settings(epsilon, tolerance, tau)
     _check_coverage(coverage_k, coverage_salience)
+    sem = get_semantics(semantics)
     match = match_proposals(source, summary, on_mismatch=on_mismatch)
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
-              path_budget=path_budget)
+              path_budget=path_budget, semantics=sem)
     src = analyse_side(source, tau=tau, path=source_path, **kw)  # type: ignore[arg-type]
     summ = analyse_side(summary, tau=tau, path=summary_path, **kw)  # type: ignore[arg-type]
     _maybe_strict(strict, src, summ, method, max_iter, tol)
@@ -477,7 +526,7 @@ def evaluate(
     return _compare(
         src, summ, match, tau=tau, epsilon=epsilon, tolerance=tolerance, method=method, max_iter=max_iter,
         tol=tol, alignment=al, explain=explain, explain_limit=explain_limit, text_baselines=text_baselines,
-        coverage_k=coverage_k, coverage_salience=coverage_salience,
+        coverage_k=coverage_k, coverage_salience=coverage_salience, semantics=sem,
     )
 
 
@@ -489,7 +538,7 @@ def _maybe_strict(strict: bool, src: SideAnalysis, summ: SideAnalysis, method: s
         if not c.converged:
             nm = f" {side.qbaf.name!r}" if side.qbaf.name else ""
             raise NotConvergedError(
-                f"{role} QBAF{nm}: DF-QuAD ({method}) did not converge within {max_iter} iterations "
+                f"{role} QBAF{nm}: {_title(c.semantics)} ({method}) did not converge within {max_iter} iterations "
                 f"(residual {c.residual:.3g} > tol {tol:g})"
             )
 
@@ -519,6 +568,7 @@ def evaluate_many(
     pro_con_reading: str = "walk",
     path_budget: int = DEFAULT_PATH_BUDGET,
     status: Status | None = None,
+    semantics: str | GradualSemantics | Sequence[str | GradualSemantics] = "dfquad",
 ) -> EvaluationSuite:
     """Evaluate several summaries at several τ (the paper's Table 6 sensitivity layout).
 
@@ -526,6 +576,10 @@ def evaluate_many(
     semantics are computed once per τ, each alignment once per summary. ``progress``, if given,
     is called as ``progress(done, total)`` after each evaluation; ``status(step, done, total)``
     names each step as it starts (and counts the long ones).
+
+    ``semantics`` is one gradual semantics or several: the reports use the first; with more than
+    one, :attr:`EvaluationSuite.semantics_sweep` holds π_bc / π_εa under each of them at every τ
+    and the proposals that change side relative to the first (:mod:`argfaith.metrics.sweep`).
     """
     taus = list(taus) or [None]
     for t in taus:
@@ -541,6 +595,7 @@ def evaluate_many(
     tb = list(text_baselines) if text_baselines is not None else [None] * n
     if not (len(paths) == len(al_list) == len(tb) == n):
         raise ConfigurationError("summary_paths, alignments and text_baselines must have one entry per summary")
+    sems = as_semantics_list(semantics)
     matches = [match_proposals(source, s, on_mismatch=on_mismatch) for s in summaries]  # fail fast
     resolved = []
     for i, (s, a) in enumerate(zip(summaries, al_list)):
@@ -548,9 +603,10 @@ def evaluate_many(
             status(f"aligning the speech arguments of summary {i + 1}/{n}", 0, 0)
         resolved.append(_resolve_alignment(source, s, a))
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
-              path_budget=path_budget)
+              path_budget=path_budget, semantics=sems[0])
     reports: list[EvaluationReport] = []
     rows: list[SensitivityRow] = []
+    sweep: list[SemanticsSweepRow] = []
     total, done = n * len(taus), 0
     # Row names of the Table-6 view must tell the summaries apart (two long file names can share
     # their first 28 characters): the shared prefix/suffix goes, the debate id too.
@@ -572,7 +628,7 @@ def evaluate_many(
                 src, summ, matches[i], tau=t, epsilon=epsilon, tolerance=tolerance, method=method,
                 max_iter=max_iter, tol=tol, alignment=resolved[i], explain=explain,
                 explain_limit=explain_limit, text_baselines=tb[i], coverage_k=coverage_k,
-                coverage_salience=coverage_salience, status=status,
+                coverage_salience=coverage_salience, status=status, semantics=sems[0],
             )
             reports.append(r)
             name = names[i]
@@ -588,6 +644,17 @@ def evaluate_many(
             done += 1
             if progress is not None:
                 progress(done, total)
+        if len(sems) > 1:
+            if status is not None:
+                status(f"semantics sweep: σ of every QBAF under {len(sems)} semantics{at}", 0, 0)
+            sweep += semantics_sweep_rows(
+                source, summaries, names,
+                [m.shared for m in matches], sems, tau=t, epsilon=epsilon, tolerance=tolerance, method=method,
+                max_iter=max_iter, tol=tol,
+            )
     # Order reports summary-major so one summary's τ sweep reads as a block.
     order = sorted(range(len(reports)), key=lambda k: (k % n, k // n))
-    return EvaluationSuite(reports=[reports[k] for k in order], sensitivity=[rows[k] for k in order])
+    return EvaluationSuite(
+        reports=[reports[k] for k in order], sensitivity=[rows[k] for k in order],
+        semantics_sweep=sorted(sweep, key=lambda r: next(i for i, x in enumerate(sweep) if x.summary == r.summary)),
+    )

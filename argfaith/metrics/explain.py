@@ -10,18 +10,20 @@ Influence (removal influence). For an argument y and a proposal x of a QBAF Q,
     influence_Q(y → x) = σ_Q(x) − σ_{Q − y}(x),
 
 where Q − y is Q without y and without every attack/support edge incident to y, and σ is the
-DF-QuAD strength (PAPER.md §2) computed with the same solver settings. It is positive when y
+DF-QuAD strength (PAPER.md §2) — or the strength under another gradual semantics when one is
+given (``semantics=``, docs/semantics.md) — computed with the same solver settings. It is positive when y
 raises x's strength, negative when y lowers it, and exactly 0 for arguments with no path to x.
 It is computed exactly, in one of two ways:
 
-* acyclic frameworks (every source QBAF, most summaries): for all proposals at once, by pushing
+* acyclic frameworks under DF-QuAD (every source QBAF, most summaries): for all proposals at once, by pushing
   each removal forward through the removed argument's descendants only
   (:mod:`argfaith.metrics._influence_kernels`; an argument with σ = 0 is the same as an absent
   one in DF-QuAD). Cost O(Σ_y |desc(y)| · log), seconds for 200,000 arguments
   (``benchmarks/explain.py``);
-* cyclic frameworks: one DF-QuAD solve per argument with a path to x, on the sub-framework
-  induced by x and its ancestors (σ(x) depends on nothing else: every DF-QuAD update of x reads
-  only its attackers and supporters, recursively), O(|anc(x)| · |edges among anc(x)|) per
+* cyclic frameworks, and every framework under another semantics (the propagation kernel is
+  DF-QuAD's): one solve per argument with a path to x, on the sub-framework induced by x and its
+  ancestors (σ(x) depends on nothing else: every modular update of x reads only its attackers
+  and supporters, recursively), O(|anc(x)| · |edges among anc(x)|) per
   proposal — :func:`argument_influences_reference`, also the plain-Python reference the kernel is
   tested against.
 
@@ -36,7 +38,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from argfaith.qbaf import QBAF, ProConIndex, dfquad_strengths, pro_con, pro_con_index
+from argfaith.qbaf import QBAF, ProConIndex, pro_con, pro_con_index
+from argfaith.qbaf.gradual import gradual_strengths
+from argfaith.qbaf.semantics import GradualSemantics, get_semantics
 
 if TYPE_CHECKING:
     from argfaith.metrics.alignment import Alignment
@@ -171,10 +175,11 @@ def argument_influences_reference(
     tol: float = 1e-9,
     alignment_partners: Mapping[str, tuple[str, ...]] | None = None,
     limit: int | None = None,
+    semantics: str | GradualSemantics = "dfquad",
 ) -> SideExplanation:
     """The arguments with a path to ``proposal``, ranked by removal influence, by re-solving
-    DF-QuAD on the ancestor sub-framework once per ancestor (module docstring): the reference
-    and the method for cyclic frameworks. Same parameters as :func:`argument_influences`.
+    the semantics (DF-QuAD by default) on the ancestor sub-framework once per ancestor (module
+    docstring): the reference, and the method for cyclic frameworks and for other semantics. Same parameters as :func:`argument_influences`.
 
     Parameters
     ----------
@@ -183,7 +188,9 @@ def argument_influences_reference(
     procon : ProCon, optional
         Precomputed pro/con sets of ``proposal``.
     method, max_iter, tol :
-        DF-QuAD solver settings (:func:`argfaith.qbaf.dfquad_strengths`), used for every removal.
+        Solver settings (:func:`argfaith.qbaf.gradual.gradual_strengths`), used for every removal.
+    semantics : str or GradualSemantics
+        The gradual semantics whose σ the influences are measured in (default DF-QuAD).
     alignment_partners : Mapping, optional
         ``{argument id: partner ids on the other side}``, copied into ``aligned``.
     limit : int, optional
@@ -193,7 +200,7 @@ def argument_influences_reference(
     anc = _ancestors(qbaf, x)
     sub, pos = _sub(qbaf, anc)
     kw = dict(method=method, max_iter=max_iter, tol=tol)
-    base = dfquad_strengths(sub, **kw)  # type: ignore[arg-type]
+    base = gradual_strengths(sub, semantics, **kw)  # type: ignore[arg-type]
     sx = float(base.values[pos[x]])
     full = strengths if strengths is not None else None
     pc = procon if procon is not None else pro_con(qbaf, proposal)
@@ -208,7 +215,7 @@ def argument_influences_reference(
             continue
         keep = [v for v in anc if v != y]
         sub_y, pos_y = _sub(qbaf, keep)
-        sx_y = float(dfquad_strengths(sub_y, **kw).values[pos_y[x]])  # type: ignore[arg-type]
+        sx_y = float(gradual_strengths(sub_y, semantics, **kw).values[pos_y[x]])  # type: ignore[arg-type]
         yid = ids[y]
         infl = sx - sx_y
         a = args[y]
@@ -251,7 +258,8 @@ class InfluenceTable:
     ``by_target[t] = (argument indices, influences)`` lists the arguments whose removal changes
     σ(t), by ascending index; every other argument with a path to ``t`` (``pro(t) ∪ con(t)``,
     from ``procon``) has influence 0. ``method`` is ``"propagation"`` (acyclic) or
-    ``"re-solve"`` (cyclic: the reference method).
+    ``"re-solve"`` (cyclic, or a semantics other than DF-QuAD: the reference method);
+    ``semantics`` names the semantics of σ.
     """
 
     qbaf: QBAF
@@ -260,6 +268,7 @@ class InfluenceTable:
     procon: ProConIndex
     method: str
     seconds: float
+    semantics: str = "dfquad"
 
 
 _CHUNK = 4096  # removals per kernel call between progress reports
@@ -274,6 +283,7 @@ def removal_influence_table(
     max_iter: int = 10_000,
     tol: float = 1e-9,
     progress: Progress | None = None,
+    semantics: str | GradualSemantics = "dfquad",
 ) -> InfluenceTable:
     """influence(y → t) = σ(t) − σ_{Q−y}(t) for every argument y and every target t (default:
     the proposals) it reaches — see the module docstring for the two methods.
@@ -285,18 +295,19 @@ def removal_influence_table(
     t0 = time.perf_counter()
     tids = tuple(targets) if targets is not None else qbaf.proposals
     tix = [qbaf.idx(t) for t in tids]
-    res = strengths if strengths is not None else dfquad_strengths(qbaf, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    sem = get_semantics(semantics)
+    res = strengths if strengths is not None else gradual_strengths(qbaf, sem, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
     sigma = np.asarray(res.values, dtype=np.float64)
     index = pro_con_index(qbaf, tids)
     if not tix:
-        return InfluenceTable(qbaf, sigma, {}, index, "none", 0.0)
-    if qbaf.is_acyclic():
+        return InfluenceTable(qbaf, sigma, {}, index, "none", 0.0, sem.name)
+    if sem.is_dfquad and qbaf.is_acyclic():
         by_target = _propagate(qbaf, sigma, tix, progress)
         how = "propagation"
     else:
         by_target = {}
         for i, (t, x) in enumerate(zip(tids, tix)):
-            side = argument_influences_reference(qbaf, t, method=method, max_iter=max_iter, tol=tol)
+            side = argument_influences_reference(qbaf, t, method=method, max_iter=max_iter, tol=tol, semantics=sem)
             idx = np.array([qbaf.idx(a.id) for a in side.arguments], dtype=np.int64)
             val = np.array([a.influence for a in side.arguments], dtype=np.float64)
             o = np.argsort(idx)
@@ -304,7 +315,7 @@ def removal_influence_table(
             if progress is not None:
                 progress(i + 1, len(tix))
         how = "re-solve"
-    return InfluenceTable(qbaf, sigma, by_target, index, how, time.perf_counter() - t0)
+    return InfluenceTable(qbaf, sigma, by_target, index, how, time.perf_counter() - t0, sem.name)
 
 
 def _propagate(qbaf: QBAF, sigma: np.ndarray, tix: list[int], progress: Progress | None) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -426,6 +437,7 @@ def argument_influences(
     alignment_partners: Mapping[str, tuple[str, ...]] | None = None,
     limit: int | None = None,
     table: InfluenceTable | None = None,
+    semantics: str | GradualSemantics = "dfquad",
 ) -> SideExplanation:
     """The arguments with a path to ``proposal``, ranked by removal influence (module docstring).
 
@@ -436,17 +448,19 @@ def argument_influences(
     procon : ProCon, optional
         Precomputed pro/con sets of ``proposal``.
     method, max_iter, tol :
-        DF-QuAD solver settings (:func:`argfaith.qbaf.dfquad_strengths`), used for every removal.
+        Solver settings (:func:`argfaith.qbaf.gradual.gradual_strengths`), used for every removal.
     alignment_partners : Mapping, optional
         ``{argument id: partner ids on the other side}``, copied into ``aligned``.
     limit : int, optional
         Keep only the ``limit`` most influential arguments (``n_arguments`` still counts all).
+    semantics : str or GradualSemantics
+        The gradual semantics whose σ the influences are measured in (default DF-QuAD).
     table : InfluenceTable, optional
         Influences computed earlier for this QBAF (:func:`removal_influence_table`).
     """
     if table is None:
         res = strengths if hasattr(strengths, "values") and not isinstance(strengths, Mapping) else None
-        table = removal_influence_table(qbaf, [proposal], strengths=res, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+        table = removal_influence_table(qbaf, [proposal], strengths=res, method=method, max_iter=max_iter, tol=tol, semantics=semantics)  # type: ignore[arg-type]
     return side_explanation(table, proposal, procon=procon, strengths=strengths, alignment_partners=alignment_partners, limit=limit)
 
 
@@ -478,16 +492,18 @@ def explain_proposals(
     source_table: InfluenceTable | None = None,
     summary_table: InfluenceTable | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    semantics: str | GradualSemantics = "dfquad",
 ) -> list[ProposalExplanation]:
-    """Explanations for the given proposals (default: the source's proposals present in both).
+    """Explanations for the given proposals (default: the source's proposals present in both),
+    influences measured in the σ of ``semantics`` (default DF-QuAD).
 
     ``source_table`` / ``summary_table`` reuse influences computed earlier (the source's are the
     same for every summary); ``progress(side, done, total)`` reports the computation of a table.
     """
     ps = tuple(proposals) if proposals is not None else tuple(p for p in source.proposals if p in summary)
-    s_src = source_strengths if source_strengths is not None else dfquad_strengths(source, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
-    s_sum = summary_strengths if summary_strengths is not None else dfquad_strengths(summary, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
-    kw = dict(method=method, max_iter=max_iter, tol=tol)
+    s_src = source_strengths if source_strengths is not None else gradual_strengths(source, semantics, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    s_sum = summary_strengths if summary_strengths is not None else gradual_strengths(summary, semantics, method=method, max_iter=max_iter, tol=tol)  # type: ignore[arg-type]
+    kw = dict(method=method, max_iter=max_iter, tol=tol, semantics=semantics)
 
     def table(q: QBAF, s: object, role: str) -> InfluenceTable:
         res = s if hasattr(s, "values") and not isinstance(s, Mapping) else None

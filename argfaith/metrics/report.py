@@ -46,6 +46,7 @@ __all__ = [
     "TextBaselines",
     "EvaluationReport",
     "SensitivityRow",
+    "SemanticsSweepRow",
     "EvaluationSuite",
     "load_report",
     "short_name",
@@ -65,13 +66,14 @@ class _Model(BaseModel):
 
 
 class Convergence(_Model):
-    """DF-QuAD solver diagnostics of one QBAF (PAPER.md §2): did every cyclic component reach
-    the tolerance?"""
+    """Solver diagnostics of one QBAF (PAPER.md §2): did every cyclic component reach the
+    tolerance?"""
 
     converged: bool
     iterations: int
     residual: float
     method: str
+    semantics: str = Field("dfquad", description="The gradual semantics of σ (argfaith.qbaf.semantics).")
     cyclic_components: int = 0
     not_converged: list[str] = Field(default_factory=list, description="Arguments in components that did not converge.")
 
@@ -106,7 +108,7 @@ class SideReport(_Model):
     pro_con_counts: dict[str, ProConCounts] = Field(default_factory=dict)
     pro_con_reading: str = Field("walk", description="How paths of pro/con are read: walk (PAPER.md §3) or simple.")
     pro_con_incomplete: list[str] = Field(default_factory=list, description="Proposals whose simple-path search ran out of budget (lower bounds).")
-    strengths: dict[str, float] = Field(description="DF-QuAD σ of every proposal.")
+    strengths: dict[str, float] = Field(description="σ of every proposal (DF-QuAD unless settings.semantics says otherwise).")
     accepted: list[str] = Field(default_factory=list, description="Proposals credulously accepted (d-preferred).")
     undefined: dict[str, int] = Field(default_factory=dict, description="How many values are undefined, per metric.")
     convergence: Convergence
@@ -188,6 +190,7 @@ class Settings(_Model):
     solver_method: str
     solver_max_iter: int
     solver_tol: float
+    semantics: str = Field("dfquad", description="Gradual semantics of every σ in the report.")
     proposals: str = Field(description="Proposal policy: 'exact' or 'intersection' (the CLI's --proposals).")
     alignment: str | None = None
     explain_limit: int | None = None
@@ -306,15 +309,41 @@ class SensitivityRow(_Model):
     epsilon_accuracy: float | None
 
 
+class SemanticsSweepRow(_Model):
+    """One summary at one τ under one gradual semantics: the σ-based metrics and what moved
+    relative to the report's (first) semantics. π_dpc does not depend on σ and is not repeated."""
+
+    summary: str
+    semantics: str
+    tau: float | None
+    balance_consistency: float | None
+    epsilon_accuracy: float | None
+    source_side_changes: list[str] = Field(
+        default_factory=list, description="Proposals whose side of 0.5 in Q differs from the first semantics'."
+    )
+    summary_side_changes: list[str] = Field(
+        default_factory=list, description="Proposals whose side of 0.5 in Q* differs from the first semantics'."
+    )
+    balance_verdict_changes: list[str] = Field(
+        default_factory=list, description="Proposals whose π_bc verdict (agree / disagree) differs from the first semantics'."
+    )
+    converged: bool = True
+    skipped: str | None = Field(None, description="Why this semantics was not evaluated (outside its domain).")
+
+
 class EvaluationSuite(_Model):
-    """Several evaluations (summaries × τ), with the Table-6 sensitivity rows."""
+    """Several evaluations (summaries × τ), with the Table-6 sensitivity rows and, when several
+    semantics were asked for, the semantics sweep."""
 
     format_version: int = REPORT_FORMAT_VERSION
     reports: list[EvaluationReport]
     sensitivity: list[SensitivityRow] = Field(default_factory=list)
+    semantics_sweep: list[SemanticsSweepRow] = Field(default_factory=list)
 
     def to_json(self, *, indent: int | None = 1, include_qbafs: bool = True) -> str:
         d = self.model_dump(mode="json")
+        if not d.get("semantics_sweep"):
+            d.pop("semantics_sweep", None)  # one semantics: the layout of earlier reports
         if not include_qbafs:
             for r in d["reports"]:
                 r["source"].pop("qbaf", None)

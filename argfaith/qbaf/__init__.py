@@ -1,4 +1,4 @@
-"""argfaith.qbaf — the QBAF engine: model, DF-QuAD strengths, paths, bipolar semantics.
+"""argfaith.qbaf — the QBAF engine: model, DF-QuAD and other gradual semantics, paths, bipolar semantics.
 
 Pure: no text processing and no I/O beyond (de)serialising a QBAF.
 """
@@ -18,6 +18,8 @@ from argfaith.qbaf.bipolar import (
 )
 from argfaith.qbaf.batch import BatchStrengthResult, QBAFBatch, dfquad_batch
 from argfaith.qbaf.dfquad import StrengthResult, dfquad_strengths
+from argfaith.qbaf.gradual import gradual_batch, gradual_strengths
+from argfaith.qbaf.semantics import GradualSemantics, SemanticsDomainError, get_semantics
 from argfaith.qbaf.errors import (
     BaseScoreError,
     ConflictingEdgeError,
@@ -54,6 +56,7 @@ __all__ = [
     "QBAF", "Argument", "ArgumentKind", "PROPOSAL", "SPEECH",
     "DEFAULT_PROPOSAL_BASE_SCORE", "DEFAULT_SPEECH_BASE_SCORE",
     "StrengthResult", "dfquad_strengths", "QBAFBatch", "BatchStrengthResult", "dfquad_batch",
+    "GradualSemantics", "SemanticsDomainError", "get_semantics", "gradual_strengths", "gradual_batch",
     "ProConIndex", "pro_con_index", "relevance_mask",
     "ProCon", "pro_con", "pro_arguments", "con_arguments", "pro_con_sets", "relevant_arguments",
     "AcceptanceResult", "set_attacks", "credulous_acceptance", "d_preferred_extensions",

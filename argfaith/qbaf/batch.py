@@ -244,7 +244,8 @@ class QBAFBatch:
 
 @dataclass(frozen=True, eq=False)
 class BatchStrengthResult:
-    """DF-QuAD strengths of every framework of a batch, with per-framework diagnostics.
+    """Strengths of every framework of a batch (DF-QuAD, or the ``semantics`` named), with
+    per-framework diagnostics.
 
     Attributes
     ----------
@@ -265,6 +266,7 @@ class BatchStrengthResult:
     method: str
     batch: QBAFBatch = field(repr=False)
     not_converged_mask: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]
+    semantics: str = "dfquad"
 
     def __len__(self) -> int:
         return int(self.node_offsets.shape[0] - 1)
@@ -295,6 +297,7 @@ class BatchStrengthResult:
             cyclic_components=int(self.cyclic_components[f]),
             not_converged=not_conv,
             explicit_ids=ids,
+            semantics=self.semantics,
         )
 
 
@@ -311,12 +314,18 @@ def dfquad_batch(
 
     Same semantics and options as :func:`argfaith.qbaf.dfquad.dfquad_strengths`, applied to each
     framework independently; ``strict=True`` raises :class:`NotConvergedError` naming the first
-    frameworks that did not converge.
+    frameworks that did not converge. Other semantics: :func:`argfaith.qbaf.gradual.gradual_batch`.
     """
+    out = solve_csr(batch.n_arguments, batch.base_scores, batch.in_csr, method=method, max_iter=max_iter, tol=tol, step=step)
+    return _batch_result(batch, out, method=method, max_iter=max_iter, tol=tol, strict=strict, semantics=None)
+
+
+def _batch_result(
+    batch: QBAFBatch, out: tuple[np.ndarray, ...], *, method: str, max_iter: int, tol: float, strict: bool, semantics: Any
+) -> BatchStrengthResult:
+    """Reduce the kernel's per-component diagnostics to per-framework arrays."""
     n_fw = len(batch)
-    sigma, cyc_node, _size, cyc_iters, cyc_res, bad_mask = solve_csr(
-        batch.n_arguments, batch.base_scores, batch.in_csr, method=method, max_iter=max_iter, tol=tol, step=step
-    )
+    sigma, cyc_node, _size, cyc_iters, cyc_res, bad_mask = out
     fw = np.searchsorted(batch.node_offsets, cyc_node, side="right") - 1
     iterations = np.zeros(n_fw, np.int64)
     residual = np.zeros(n_fw, np.float64)
@@ -329,6 +338,7 @@ def dfquad_batch(
     converged[fw[~(cyc_res <= tol)]] = False
     for a in (sigma, iterations, residual, n_cyc, converged, bad_mask):
         a.setflags(write=False)
+    name = semantics.name if semantics is not None else "dfquad"
     res = BatchStrengthResult(
         values=sigma,
         node_offsets=batch.node_offsets,
@@ -339,12 +349,14 @@ def dfquad_batch(
         method=method,
         batch=batch,
         not_converged_mask=bad_mask,
+        semantics=name,
     )
     if strict and not res.all_converged:
         bad = np.flatnonzero(~converged)
         shown = ", ".join(str(int(f)) for f in bad[:10]) + (", ..." if bad.size > 10 else "")
+        title = (semantics.title or semantics.name) if semantics is not None else "DF-QuAD"
         raise NotConvergedError(
-            f"DF-QuAD ({method}) did not converge within {max_iter} iterations in {bad.size} framework(s) of the "
+            f"{title} ({method}) did not converge within {max_iter} iterations in {bad.size} framework(s) of the "
             f"batch: {shown} (largest residual {float(residual.max()):.3g} > tol {tol:g})"
         )
     return res

@@ -294,12 +294,17 @@ def set_attacks(qbaf: QBAF, *, algorithm: str = "auto") -> SetAttacks:
     Returns
     -------
     SetAttacks
-        A set of (attacker id, attacked id) pairs that also exposes CSR index arrays.
+        A set of (attacker id, attacked id) pairs that also exposes CSR index arrays. It is
+        computed once per framework: later calls (with any ``algorithm``: the relation is the
+        same) return the same object, and every function here taking a QBAF reuses it.
     """
     from argfaith.qbaf import _bipolar_kernels as K
 
     if algorithm not in ("auto", "bitset", "search"):
         raise ValueError(f"unknown algorithm {algorithm!r}; use 'auto', 'bitset' or 'search'")
+    cached = qbaf.__dict__.get(_CACHE_KEY)
+    if cached is not None:
+        return cached  # R depends only on A and S, which a QBAF never changes
     n = qbaf.n
     sptr, ssrc = _csr(n, qbaf.support_array, by_target=True)
     aptr, asrc = _csr(n, qbaf.attack_array, by_target=True)
@@ -317,11 +322,17 @@ def set_attacks(qbaf: QBAF, *, algorithm: str = "auto") -> SetAttacks:
         a.setflags(write=False)
     sa = SetAttacks(qbaf, ptr, idx)
     sa.__dict__["self_attacking_mask"] = self_attack  # the kernel has it already: seed the cache
+    qbaf.__dict__[_CACHE_KEY] = sa
     return sa
 
 
 #: Memory budget of the bitset algorithm of :func:`set_attacks` under ``algorithm="auto"``.
 _BITSET_BYTES = 64 * 2**20
+#: Where a QBAF keeps its set-attack relation once computed (QBAFs are immutable, so the
+#: relation — and its grounded labelling and transposed CSR, cached on it — is computed once
+#: per framework and shared by credulous_acceptance, d_preferred_extensions, the Dung checks
+#: and the ICCMA export).
+_CACHE_KEY = "_set_attacks"
 
 
 def _as_set_attacks(framework: QBAF | SetAttacks) -> SetAttacks:
@@ -539,6 +550,9 @@ class AcceptanceResult:
         Arguments in the ancestor restriction U handed to the SAT solver / search (0 if none).
     n_clauses : int
         Size of the CNF (0 without SAT).
+    framework_ids : tuple of str
+        The framework's argument ids, in order: :meth:`is_accepted` also takes a position, and
+        :meth:`accepted_mask` is aligned with them.
     """
 
     accepted: frozenset[str]
@@ -550,9 +564,27 @@ class AcceptanceResult:
     n_set_attacks: int = 0
     n_encoded: int = 0
     n_clauses: int = 0
+    framework_ids: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
 
-    def is_accepted(self, arg_id: str) -> bool:
+    def is_accepted(self, arg_id: str | int) -> bool:
+        """Whether ``arg_id`` — an id, or the position of an argument in the framework
+        (``framework.ids[i]``) — was queried and accepted."""
+        if isinstance(arg_id, (int, np.integer)) and not isinstance(arg_id, bool):
+            ids = self.framework_ids
+            if ids is None:
+                raise TypeError("this result does not know its framework's argument order; ask by id")
+            if not -len(ids) <= int(arg_id) < len(ids):
+                raise IndexError(f"argument position {int(arg_id)} out of range for {len(ids)} arguments")
+            return ids[int(arg_id)] in self.accepted
         return arg_id in self.accepted
+
+    def accepted_mask(self) -> np.ndarray:
+        """Boolean array aligned with the framework's arguments: True for accepted ones (arguments
+        not queried are False)."""
+        ids = self.framework_ids
+        if ids is None:
+            raise TypeError("this result does not know its framework's argument order")
+        return np.fromiter((a in self.accepted for a in ids), dtype=np.bool_, count=len(ids))
 
     @property
     def rejected(self) -> frozenset[str]:
@@ -568,7 +600,7 @@ class AcceptanceResult:
 
 def credulous_acceptance(
     framework: QBAF | SetAttacks,
-    arguments: Iterable[str] | None = None,
+    arguments: Iterable[str] | Literal["all", "proposals"] | None = None,
     *,
     method: str = "auto",
     solver: str = DEFAULT_SAT_SOLVER,
@@ -584,9 +616,11 @@ def credulous_acceptance(
     ----------
     framework : QBAF or SetAttacks
         The bipolar framework (or its precomputed set-attack relation).
-    arguments : iterable of str, optional
-        Arguments to query; default every proposal argument. Unknown ids raise
-        :class:`UnknownArgumentError`.
+    arguments : iterable of str, "all", "proposals" or None
+        Arguments to query: ids (unknown ones raise :class:`UnknownArgumentError`), ``"all"``
+        (every argument of the framework), ``"proposals"`` (every proposal argument). The default
+        ``None`` is the proposals when the framework has any, else every argument — a framework
+        without proposals is never silently answered for no argument at all.
     method : {"auto", "sat", "search"}
         ``"sat"``: incremental pysat solver over the linear encoding; ``"search"``: a pure-Python
         backtracking search for an admissible set (sound and complete, exponential worst case);
@@ -606,7 +640,12 @@ def credulous_acceptance(
         raise ValueError(f"unknown method {method!r}; use one of {', '.join(_METHODS)}")
     sa = _as_set_attacks(framework)
     q = sa.qbaf
-    queried = tuple(dict.fromkeys(q.proposals if arguments is None else _checked_ids(q, arguments)))
+    if arguments is None:
+        arguments = "proposals" if q.is_proposal.any() else "all"
+    if isinstance(arguments, str) and arguments in ("all", "proposals"):
+        queried = q.ids if arguments == "all" else q.proposals
+    else:
+        queried = tuple(dict.fromkeys(_checked_ids(q, arguments)))
     ids = q.ids
     lab = sa.grounded_labels
     selfatt = sa.self_attacking_mask
@@ -652,6 +691,7 @@ def credulous_acceptance(
         n_set_attacks=len(sa),
         n_encoded=n_encoded,
         n_clauses=n_clauses,
+        framework_ids=q.ids,
     )
 
 

@@ -62,6 +62,11 @@ class StrengthResult:
         Ids of the arguments in components that did not converge.
     source : QBAF or None
         The framework the strengths belong to (gives :attr:`ids` lazily).
+    semantics : str
+        Name of the gradual semantics (``"dfquad"`` here; see :mod:`argfaith.qbaf.gradual`).
+
+    Strengths are addressable by id (``result["p1"]``) and by position (``result[0]``,
+    ``result.values[0]``), positions being those of the framework's arguments.
     """
 
     values: np.ndarray
@@ -73,6 +78,7 @@ class StrengthResult:
     not_converged: tuple[str, ...] = ()
     source: Any = field(default=None, repr=False)
     explicit_ids: tuple[str, ...] | None = field(default=None, repr=False)
+    semantics: str = "dfquad"
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -83,8 +89,14 @@ class StrengthResult:
             return tuple(f"a{i}" for i in range(len(self.values)))
         return self.source.ids
 
-    def __getitem__(self, arg_id: str) -> float:
-        """σ of ``arg_id``; :class:`UnknownArgumentError` names an unknown id."""
+    def __getitem__(self, arg_id: str | int) -> float:
+        """σ of argument ``arg_id`` (an id, or an integer position; negative positions count from
+        the end). :class:`UnknownArgumentError` names an unknown id, ``IndexError`` a bad position."""
+        if isinstance(arg_id, (int, np.integer)) and not isinstance(arg_id, bool):
+            n = len(self.values)
+            if not -n <= int(arg_id) < n:
+                raise IndexError(f"argument position {int(arg_id)} out of range for {n} arguments")
+            return float(self.values[int(arg_id)])
         if self.source is not None and self.explicit_ids is None:
             return float(self.values[self.source.idx(arg_id)])
         try:
@@ -98,6 +110,15 @@ class StrengthResult:
     def as_dict(self) -> dict[str, float]:
         """``{id: σ}`` as plain floats."""
         return dict(zip(self.ids, self.values.tolist()))
+
+    def index(self, arg_id: str) -> int:
+        """Position of ``arg_id`` in :attr:`values`."""
+        if self.source is not None and self.explicit_ids is None:
+            return self.source.idx(arg_id)
+        try:
+            return self.ids.index(arg_id)
+        except ValueError:
+            raise UnknownArgumentError(f"unknown argument {arg_id!r}") from None
 
 
 def _check_options(method: str, max_iter: int, tol: float, step: float) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import networkx as nx
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from argfaith.qbaf.errors import QBAFError, QBAFFormatError
@@ -236,27 +237,59 @@ def to_networkx(qbaf: QBAF) -> nx.DiGraph:
 
 def from_networkx(g: nx.DiGraph, *, tau: float | None = None, debate: bool | None = None) -> QBAF:
     """Inverse of :func:`to_networkx`. Nodes may omit ``kind`` (speech) and ``base_score``;
-    every edge needs ``relation`` in {"attack", "support"} (an error names the edge otherwise)."""
+    every edge needs ``relation`` in {"attack", "support"} (an error names the edge otherwise).
+
+    Built column by column (one pass over the nodes, one over the edges, endpoints mapped to
+    positions by :meth:`QBAF.from_edges`' lookup), not argument by argument, so a graph of 10^6
+    nodes costs no per-argument objects."""
     t = tau if tau is not None else g.graph.get("tau", DEFAULT_SPEECH_BASE_SCORE)
-    args = []
-    for node, d in g.nodes(data=True):
-        if not isinstance(node, str):
-            raise QBAFError(f"node {node!r}: argument ids must be strings")
-        args.append({"id": node, **{k: d[k] for k in ("kind", "base_score", "text", "speaker", "position", "metadata") if k in d}})
-    attacks, supports = [], []
-    for u, v, d in g.edges(data=True):
-        rel = d.get("relation")
+    ids = list(g.nodes)
+    bad = next((v for v in ids if not isinstance(v, str) or not v), None)
+    if bad is not None:
+        raise QBAFError(f"node {bad!r}: argument ids must be strings" + (" (non-empty)" if bad == "" else ""))
+    n = len(ids)
+    is_prop = np.zeros(n, dtype=np.bool_)
+    bs = np.empty(n, dtype=np.float64)
+    cols: dict[str, list[Any]] = {}
+    for i, (node, d) in enumerate(g.nodes(data=True)):
+        kind = d.get("kind", "speech")
+        if kind not in ("proposal", "speech"):
+            raise QBAFError(f"node {node!r}: kind must be 'proposal' or 'speech', got {kind!r}")
+        is_prop[i] = kind == PROPOSAL
+        b = d.get("base_score")
+        if b is None:
+            b = DEFAULT_PROPOSAL_BASE_SCORE if kind == PROPOSAL else t
+        try:
+            bs[i] = b
+        except (TypeError, ValueError):
+            raise QBAFError(f"node {node!r}: base score {b!r} is not a number") from None
+        for k in ("text", "speaker", "position", "metadata"):
+            if k in d:
+                cols.setdefault(k, [None] * n)[i] = d[k]
+    attacks: list[tuple[str, str]] = []
+    supports: list[tuple[str, str]] = []
+    add_a, add_s = attacks.append, supports.append
+    for u, v, rel in g.edges(data="relation"):
         if rel == "attack":
-            attacks.append((u, v))
+            add_a((u, v))
         elif rel == "support":
-            supports.append((u, v))
+            add_s((u, v))
         else:
             raise QBAFError(f"edge ({u!r} -> {v!r}): attribute 'relation' must be 'attack' or 'support', got {rel!r}")
     if debate is None:
         debate = g.graph.get("debate")
     if debate is None:
-        debate = any(a.get("kind") == PROPOSAL for a in args)
-    return QBAF.from_arguments(args, attacks, supports, tau=t, debate=debate, name=g.graph.get("name"))
+        debate = bool(is_prop.any())
+    index = dict(zip(ids, range(n)))
+    from argfaith.qbaf.framework import _pairs_to_array
+
+    att = _pairs_to_array(attacks, "attacks", lambda: (index, ids))
+    sup = _pairs_to_array(supports, "supports", lambda: (index, ids))
+    return QBAF(
+        ids, is_prop, bs, att, sup,
+        texts=cols.get("text"), speakers=cols.get("speaker"), positions=cols.get("position"),
+        metadata=cols.get("metadata"), tau=t, debate=bool(debate), name=g.graph.get("name"),
+    )
 
 
 def qbaf_json_schema_text() -> str:

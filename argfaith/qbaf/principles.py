@@ -1,7 +1,11 @@
 """Principles (postulates) of gradual semantics as objects you can run against ANY semantics.
 
-A *gradual semantics* here is any callable ``QBAF -> Mapping[id, float]`` (for DF-QuAD use
-:func:`dfquad_semantics`). A :class:`Principle` has a ``name``, a ``citation``,
+A *gradual semantics* here is any callable ``QBAF -> Mapping[id, float]``: every
+:class:`~argfaith.qbaf.semantics.GradualSemantics` is one (``NAMED["quadratic-energy"]``), and
+:func:`dfquad_semantics` wraps DF-QuAD with solver options. A semantics that declares a domain
+(``attack_only``, ``acyclic_only``, ``applies_to``) is only checked inside it: frameworks
+outside are "not applicable", and the dynamic principles make no edit that would leave it (no
+new supports for an attack-only semantics, no new cycle for a restricted one). A :class:`Principle` has a ``name``, a ``citation``,
 :meth:`~Principle.is_applicable` and :meth:`~Principle.check`, which returns a
 :class:`PrincipleResult` with a :class:`Counterexample` when the principle fails — the design of
 TweetyProject's ``arg.rankings.postulates`` (``isApplicable`` / ``isSatisfied``).
@@ -24,6 +28,11 @@ Resilience          0 < τ(x) < 1 ⇒ 0 < σ(x) < 1.
 Franklin            Adding to x one attacker and one supporter of equal strength leaves σ(x) unchanged.
 Strict counting     Adding an attacker of positive strength strictly lowers σ(x) when σ(x) > 0;
                     adding a supporter of positive strength strictly raises σ(x) when σ(x) < 1.
+Equivalence         τ(a) = τ(b) and strength-preserving bijections Att(a) → Att(b), Sup(a) → Sup(b)
+                    ⇒ σ(a) = σ(b).
+Duality             An argument x' with τ(x') = 1 − τ(x) whose attackers are x's supporters and
+                    whose supporters are x's attackers has σ(x') = 1 − σ(x).
+Open-mindedness     Enough new attackers (supporters) of base score 1 bring σ(x) within ε of 0 (1).
 ==================  ==========================================================================
 
 Sources: Amgoud & Ben-Naim, "Weighted bipolar argumentation graphs: axioms and semantics"
@@ -31,13 +40,20 @@ Sources: Amgoud & Ben-Naim, "Weighted bipolar argumentation graphs: axioms and s
 stability, neutrality, directionality, anonymity, independence, resilience, Franklin and
 counting; Baroni, Rago & Toni, "From fine-grained properties to broad principles for gradual
 argumentation: a principled spectrum" (IJAR 2019) for balance and monotonicity, whose
-comparison of attacker/supporter multisets is a parameter (here the aggregation ``g``).
-DF-QuAD satisfies the first seven on acyclic QBAFs and violates the last three; see
-:func:`dfquad_violation_examples` for explicit frameworks.
+comparison of attacker/supporter multisets is a parameter (here the aggregation ``g``, by
+default the semantics' own polarity aggregate, else DF-QuAD's); Amgoud & Ben-Naim 2018 for
+(bi-variate) equivalence; Potyka, "Continuous dynamical systems for weighted bipolar
+argumentation" (KR 2018) for duality and "Extending modular semantics for bipolar weighted
+argumentation" (AAMAS 2019) for open-mindedness. DF-QuAD satisfies the first seven on acyclic
+QBAFs and violates resilience, Franklin and strict counting; see
+:func:`dfquad_violation_examples` for explicit frameworks, and :mod:`argfaith.qbaf.matrix` for
+every named semantics × every principle.
 
-Neutrality, Franklin and strict counting are checked in their *dynamic* form (edit the
-framework, compare the strengths before and after), which is how a property test can exercise
-them on random frameworks.
+Neutrality, Franklin, strict counting, duality and open-mindedness are checked in their
+*dynamic* form (edit the framework, compare the strengths before and after), which is how a
+property test can exercise them on random frameworks. Open-mindedness quantifies over every
+ε > 0; the check fixes ε (default 0.01) and tries up to ``max_new`` (default 1024) new
+arguments, doubling their number — "violated" means no such number reached ε.
 
 Numerical policy: two reals are equal when they differ by at most ``atol`` (default 1e-6). A
 strict inequality is demanded only when its premise holds with a margin larger than ``atol``
@@ -57,6 +73,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from argfaith.qbaf.framework import QBAF
+from argfaith.qbaf.gradual import gradual_strengths
+from argfaith.qbaf.semantics import GradualSemantics
 
 __all__ = [
     "Semantics",
@@ -73,6 +91,9 @@ __all__ = [
     "Resilience",
     "Franklin",
     "StrictCounting",
+    "Equivalence",
+    "Duality",
+    "OpenMindedness",
     "DFQUAD_SATISFIED",
     "DFQUAD_VIOLATED",
     "ALL_PRINCIPLES",
@@ -118,6 +139,31 @@ class Counterexample:
 
     def __str__(self) -> str:
         return self.description
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the description, the framework(s) in the interchange format and strengths."""
+        from argfaith.qbaf.io import qbaf_to_dict
+
+        out: dict[str, Any] = {
+            "description": self.description,
+            "arguments": list(self.arguments),
+            "qbaf": _compact(qbaf_to_dict(self.qbaf)),
+            "strengths": {k: float(v) for k, v in self.strengths.items()},
+        }
+        if self.modified is not None and self.modified.n <= 64:  # an open-mindedness edit adds up to 1024
+            out["modified_qbaf"] = _compact(qbaf_to_dict(self.modified))
+            out["modified_strengths"] = {k: float(v) for k, v in (self.modified_strengths or {}).items()}
+        elif self.modified is not None:
+            out["modified_qbaf"] = {"n_arguments": self.modified.n, "n_edges": self.modified.n_edges}
+        return out
+
+
+def _compact(d: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "base_scores": {a["id"]: a["base_score"] for a in d["arguments"]},
+        "attacks": d["attacks"],
+        "supports": d["supports"],
+    }
 
 
 @dataclass(frozen=True)
@@ -178,8 +224,12 @@ def with_new_sources(q: QBAF, target: str, new: Sequence[tuple[str, float]]) -> 
     ids, prop, tau = list(q.ids), q.is_proposal.tolist(), q.base_scores.tolist()
     t = q.idx(target)
     added: list[str] = []
+    k = 0
     for rel, score in new:
-        nid = _fresh_id(q, "_new", set(added))
+        while f"_new{k}" in q.index:
+            k += 1
+        nid = f"_new{k}"
+        k += 1
         added.append(nid)
         ids.append(nid)
         prop.append(False)
@@ -298,9 +348,14 @@ class Principle(ABC):
         """Whether the principle says anything about ``qbaf`` (acyclicity when required)."""
         return not self.acyclic_only or qbaf.is_acyclic()
 
-    def check(self, semantics: Semantics, qbaf: QBAF) -> PrincipleResult:
+    def applies_to_semantics(self, semantics: Semantics) -> bool:
+        """Whether the principle can be stated inside the semantics' domain (a principle that
+        adds supporters says nothing about an attack-only semantics)."""
+        return True
+
+    def check(self, semantics: Semantics | GradualSemantics, qbaf: QBAF) -> PrincipleResult:
         """Check every instance of the principle in ``qbaf``; stop at the first failure."""
-        if not self.is_applicable(qbaf):
+        if not self.is_applicable(qbaf) or not self.applies_to_semantics(semantics) or not _applies(semantics, qbaf):
             return PrincipleResult(self.name, True, applicable=False)
         sigma = _evaluate(semantics, qbaf)
         cases = 0
@@ -323,8 +378,29 @@ class Principle(ABC):
         return random.Random(self.seed).sample(items, self.max_cases)
 
 
-def _evaluate(semantics: Semantics, q: QBAF) -> Mapping[str, float]:
-    out = semantics(q)
+def _attack_only(semantics: Semantics) -> bool:
+    return bool(getattr(semantics, "attack_only", False))
+
+
+def _acyclic_only(semantics: Semantics) -> bool:
+    return bool(getattr(semantics, "acyclic_only", False))
+
+
+def _applies(semantics: Semantics, q: QBAF) -> bool:
+    f = getattr(semantics, "applies_to", None)
+    return True if f is None else bool(f(q))
+
+
+def _own_aggregate(semantics: Semantics) -> Callable[[Sequence[float]], float]:
+    """The semantics' polarity aggregate g (GradualSemantics), else DF-QuAD's 1 − ∏(1 − v)."""
+    return getattr(semantics, "polarity_aggregate", product_aggregation)
+
+
+def _evaluate(semantics: Semantics | GradualSemantics, q: QBAF) -> Mapping[str, float]:
+    if isinstance(semantics, GradualSemantics):
+        out: Mapping[str, float] = gradual_strengths(q, semantics).as_dict()
+    else:
+        out = semantics(q)
     missing = [a for a in q.ids if a not in out]
     if missing:
         raise ValueError(f"the semantics returned no strength for argument {missing[0]!r}")
@@ -385,11 +461,11 @@ class Directionality(Principle):
             for b in range(q.n):
                 if (a, b) in present:
                     continue
-                if self.acyclic_only and a in reach[b]:
+                if (self.acyclic_only or _acyclic_only(semantics)) and a in reach[b]:
                     continue  # would create a cycle
                 if q.debate and q.is_proposal[a]:
                     continue  # a debate QBAF has no edge leaving a proposal
-                cands += [(a, b, "attack"), (a, b, "support")]
+                cands += [(a, b, "attack")] if _attack_only(semantics) else [(a, b, "attack"), (a, b, "support")]
         for a, b, rel in self._sample(cands):
             q2 = with_edge(q, a, b, rel)
             s2 = _evaluate(semantics, q2)
@@ -458,7 +534,8 @@ class Independence(Principle):
 
 
 class Balance(Principle):
-    """Baroni, Rago & Toni's Balance, with attackers and supporters compared through ``aggregate``.
+    """Baroni, Rago & Toni's Balance, with attackers and supporters compared through ``aggregate``
+    (default: the semantics' own polarity aggregate g, DF-QuAD's for a plain callable).
 
     For every x with g_A = g(σ(Att(x))) and g_S = g(σ(Sup(x))):
     g_A = g_S ⇒ σ(x) = τ(x); g_A > g_S ⇒ σ(x) ≤ τ(x), strictly if τ(x) > 0;
@@ -468,15 +545,16 @@ class Balance(Principle):
     name = "balance"
     citation = "Baroni, Rago & Toni, IJAR 2019 (Balance; strict balance with strict=True)"
 
-    def __init__(self, *, aggregate: Callable[[Sequence[float]], float] = product_aggregation, strict: bool = True, **kw: Any) -> None:
+    def __init__(self, *, aggregate: Callable[[Sequence[float]], float] | None = None, strict: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.aggregate = aggregate
         self.strict = strict
 
     def _instances(self, semantics, q, sigma):
+        g = self.aggregate or _own_aggregate(semantics)
         for x, a in enumerate(q.ids):
             att, sup = _incoming(q, sigma, x)
-            ga, gs = self.aggregate(att), self.aggregate(sup)
+            ga, gs = g(att), g(sup)
             t, s = float(q.base_scores[x]), sigma[a]
             why = None
             if self._eq(ga, gs):
@@ -496,7 +574,8 @@ class Balance(Principle):
 
 
 class Monotonicity(Principle):
-    """Baroni, Rago & Toni's Monotonicity over pairs of arguments with equal base scores.
+    """Baroni, Rago & Toni's Monotonicity over pairs of arguments with equal base scores
+    (``aggregate`` as in :class:`Balance`).
 
     τ(a) = τ(b), g(σ(Att(a))) ≤ g(σ(Att(b))) and g(σ(Sup(a))) ≥ g(σ(Sup(b))) ⇒ σ(a) ≥ σ(b);
     with ``strict=True`` also σ(a) > σ(b) when one of the two comparisons is strict and
@@ -506,17 +585,18 @@ class Monotonicity(Principle):
     name = "monotonicity"
     citation = "Baroni, Rago & Toni, IJAR 2019 (Monotonicity; strict monotonicity with strict=True)"
 
-    def __init__(self, *, aggregate: Callable[[Sequence[float]], float] = product_aggregation, strict: bool = True, **kw: Any) -> None:
+    def __init__(self, *, aggregate: Callable[[Sequence[float]], float] | None = None, strict: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.aggregate = aggregate
         self.strict = strict
 
     def _instances(self, semantics, q, sigma):
         ids = q.ids
+        agg = self.aggregate or _own_aggregate(semantics)
         g = []
         for x in range(q.n):
             att, sup = _incoming(q, sigma, x)
-            g.append((self.aggregate(att), self.aggregate(sup)))
+            g.append((agg(att), agg(sup)))
         tau = q.base_scores.tolist()
         for a in range(q.n):
             for b in range(q.n):
@@ -545,7 +625,10 @@ class Monotonicity(Principle):
 
 # ------------------------------------------------------------------------- violated by DF-QuAD
 class Resilience(Principle):
-    """0 < τ(x) < 1 ⇒ 0 < σ(x) < 1: no argument is completely defeated or made certain."""
+    """0 < τ(x) < 1 ⇒ 0 < σ(x) < 1: no argument is completely defeated or made certain.
+
+    The premise is read with the module's margin (atol < τ < 1 − atol): a base score of 1e-300
+    can underflow to a strength of 0 in floating point however resilient the semantics is."""
 
     name = "resilience"
     citation = "Amgoud & Ben-Naim, IJCAI 2018 / IJAR 2018 (Resilience)"
@@ -553,7 +636,7 @@ class Resilience(Principle):
     def _instances(self, semantics, q, sigma):
         for x, a in enumerate(q.ids):
             t, s = float(q.base_scores[x]), sigma[a]
-            if 0.0 < t < 1.0:
+            if self.atol < t < 1.0 - self.atol:  # premise with a margin (numerical policy)
                 yield None if 0.0 < s < 1.0 else Counterexample(
                     f"{a!r} has τ = {t:.6g} in (0, 1) but σ = {s:.6g}", q, (a,), sigma
                 )
@@ -568,6 +651,9 @@ class Franklin(Principle):
     def __init__(self, *, strength: float = 0.5, **kw: Any) -> None:
         super().__init__(**kw)
         self.strength = float(strength)
+
+    def applies_to_semantics(self, semantics: Semantics) -> bool:
+        return not _attack_only(semantics)
 
     def _instances(self, semantics, q, sigma):
         for a in self._sample(list(q.ids)):
@@ -584,7 +670,8 @@ class Franklin(Principle):
 
 class StrictCounting(Principle):
     """Every new attacker of positive strength strictly lowers σ(x) when σ(x) > 0; every new
-    supporter of positive strength strictly raises σ(x) when σ(x) < 1."""
+    supporter of positive strength strictly raises σ(x) when σ(x) < 1 (premises read with the
+    module's margin ``atol``)."""
 
     name = "strict counting"
     citation = "Amgoud & Ben-Naim, IJCAI 2018 / IJAR 2018 (Counting, strict bipolar form), dynamic form"
@@ -594,13 +681,15 @@ class StrictCounting(Principle):
         self.strength = float(strength)
 
     def _instances(self, semantics, q, sigma):
+        rels = ("attack",) if _attack_only(semantics) else ("attack", "support")
         for a in self._sample(list(q.ids)):
-            for rel in ("attack", "support"):
-                if (rel == "attack" and not sigma[a] > 0.0) or (rel == "support" and not sigma[a] < 1.0):
+            for rel in rels:
+                # premises with the module's margin: a strength of 5e-324 cannot visibly drop
+                if (rel == "attack" and not sigma[a] > self.atol) or (rel == "support" and not sigma[a] < 1.0 - self.atol):
                     continue
                 q2, (x,) = with_new_sources(q, a, [(rel, self.strength)])
                 s2 = _evaluate(semantics, q2)
-                if not s2[x] > 0.0:
+                if not s2[x] > self.atol:
                     continue
                 ok = s2[a] < sigma[a] if rel == "attack" else s2[a] > sigma[a]
                 yield None if ok else Counterexample(
@@ -610,13 +699,128 @@ class StrictCounting(Principle):
                 )
 
 
+# ------------------------------------------------------------------------ further principles
+class Equivalence(Principle):
+    """Amgoud & Ben-Naim's (bi-variate) Equivalence: τ(a) = τ(b), and the attackers of a and of
+    b, and their supporters, have the same multisets of strengths ⇒ σ(a) = σ(b).
+
+    The bijections of the definition exist iff the sorted strength lists match (within ``atol``)."""
+
+    name = "equivalence"
+    citation = "Amgoud & Ben-Naim, IJCAI 2018 / IJAR 2018 (Bi-variate Equivalence)"
+
+    def _instances(self, semantics, q, sigma):
+        ids = q.ids
+        tau = q.base_scores.tolist()
+        profile = []
+        for x in range(q.n):
+            att, sup = _incoming(q, sigma, x)
+            profile.append((sorted(att), sorted(sup)))
+        for a in range(q.n):
+            for b in range(a + 1, q.n):
+                if tau[a] != tau[b]:
+                    continue
+                (aa, sa), (ab, sb) = profile[a], profile[b]
+                if len(aa) != len(ab) or len(sa) != len(sb):
+                    continue
+                if not all(self._eq(u, v) for u, v in zip(aa + sa, ab + sb)):
+                    continue
+                ok = self._eq(sigma[ids[a]], sigma[ids[b]])
+                yield None if ok else Counterexample(
+                    f"{ids[a]!r} and {ids[b]!r} have τ = {tau[a]:.6g} and attackers / supporters of equal strengths "
+                    f"({_fmt(aa)} / {_fmt(sa)}) but σ = {sigma[ids[a]]:.6g} and {sigma[ids[b]]:.6g}",
+                    q, (ids[a], ids[b]), sigma,
+                )
+
+
+def _fmt(vals: Sequence[float]) -> str:
+    return "[" + ", ".join(f"{v:.6g}" for v in vals) + "]"
+
+
+def with_mirror(q: QBAF, target: str) -> tuple[QBAF, str]:
+    """``q`` plus a fresh argument x' with τ(x') = 1 − τ(x) whose attackers are the supporters of
+    x = ``target`` and whose supporters are its attackers (Duality's dual of x)."""
+    att, sup = _edges(q)
+    ids, prop, tau = list(q.ids), q.is_proposal.tolist(), q.base_scores.tolist()
+    t = q.idx(target)
+    nid = _fresh_id(q, "_dual")
+    ids.append(nid)
+    prop.append(False)
+    tau.append(1.0 - tau[t])
+    m = len(ids) - 1
+    new_att = [(s, m) for s, v in sup if v == t]
+    new_sup = [(s, m) for s, v in att if v == t]
+    return _build(q, ids, prop, tau, att + new_att, sup + new_sup), nid
+
+
+class Duality(Principle):
+    """Potyka's Duality: attack and support act symmetrically. For each x, a fresh x' is added
+    with τ(x') = 1 − τ(x), attacked by x's supporters and supported by x's attackers (nothing
+    else changes: x' has no outgoing edge); then σ(x') = 1 − σ(x) must hold."""
+
+    name = "duality"
+    citation = "Potyka, KR 2018 (Duality); Potyka, AAMAS 2019 (in the modular framework), dynamic form"
+
+    def applies_to_semantics(self, semantics: Semantics) -> bool:
+        return not _attack_only(semantics)
+
+    def _instances(self, semantics, q, sigma):
+        for a in self._sample(list(q.ids)):
+            q2, d = with_mirror(q, a)
+            s2 = _evaluate(semantics, q2)
+            ok = self._eq(s2[d], 1.0 - s2[a])
+            yield None if ok else Counterexample(
+                f"{a!r} (τ = {q.base_score(a):.6g}) has σ = {s2[a]:.6g}, but its dual (τ = {1 - q.base_score(a):.6g}, "
+                f"attackers and supporters swapped) has σ = {s2[d]:.6g} ≠ 1 − {s2[a]:.6g}",
+                q, (a,), sigma, q2, s2,
+            )
+
+
+class OpenMindedness(Principle):
+    """Potyka's Open-mindedness: adding enough fresh attackers (supporters) of base score 1 to x
+    brings σ(x) within ``epsilon`` of 0 (of 1). Tries 1, 2, 4, … up to ``max_new`` new arguments
+    (module docstring: a bounded form of "for every ε there is an N")."""
+
+    name = "open-mindedness"
+    citation = "Potyka, AAMAS 2019 (Open-Mindedness), dynamic bounded form"
+
+    def __init__(self, *, epsilon: float = 0.01, max_new: int = 1024, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.epsilon = float(epsilon)
+        self.max_new = int(max_new)
+
+    def _instances(self, semantics, q, sigma):
+        rels = ("attack",) if _attack_only(semantics) else ("attack", "support")
+        for a in self._sample(list(q.ids)):
+            for rel in rels:
+                goal = (lambda v: v <= self.epsilon) if rel == "attack" else (lambda v: v >= 1.0 - self.epsilon)
+                k, reached, last = 1, False, sigma[a]
+                q2, s2 = q, sigma
+                while k <= self.max_new:
+                    q2, _ = with_new_sources(q, a, [(rel, 1.0)] * k)
+                    s2 = _evaluate(semantics, q2)
+                    last = s2[a]
+                    if goal(last):
+                        reached = True
+                        break
+                    k *= 2
+                yield None if reached else Counterexample(
+                    f"{self.max_new} new {rel}ers of base score 1 leave {a!r} (τ = {q.base_score(a):.6g}) at σ = {last:.6g}, "
+                    f"not within ε = {self.epsilon:g} of {0 if rel == 'attack' else 1}",
+                    q, (a,), sigma, q2, s2,
+                )
+
+
 #: Principles DF-QuAD satisfies on acyclic QBAFs (property-tested in tests/qbaf/test_principles.py).
 DFQUAD_SATISFIED: tuple[type[Principle], ...] = (
-    Stability, Neutrality, Directionality, Anonymity, Independence, Balance, Monotonicity,
+    Stability, Neutrality, Directionality, Anonymity, Independence, Balance, Monotonicity, Equivalence, Duality,
 )
 #: Principles DF-QuAD violates (see :func:`dfquad_violation_examples`).
-DFQUAD_VIOLATED: tuple[type[Principle], ...] = (Resilience, Franklin, StrictCounting)
-ALL_PRINCIPLES: tuple[type[Principle], ...] = DFQUAD_SATISFIED + DFQUAD_VIOLATED
+DFQUAD_VIOLATED: tuple[type[Principle], ...] = (Resilience, Franklin, StrictCounting, OpenMindedness)
+ALL_PRINCIPLES: tuple[type[Principle], ...] = (
+    Stability, Neutrality, Directionality, Anonymity, Independence, Equivalence, Balance, Monotonicity,
+    Resilience, Franklin, StrictCounting, Duality, OpenMindedness,
+)
 
 
 def check_principles(
@@ -631,7 +835,8 @@ def check_principles(
 
 
 def dfquad_violation_examples() -> dict[str, QBAF]:
-    """Small acyclic QBAFs on which DF-QuAD violates resilience, Franklin and strict counting.
+    """Small acyclic QBAFs on which DF-QuAD violates resilience, Franklin, strict counting and
+    open-mindedness.
 
     * resilience: ``a`` (τ = 1) attacks ``x`` (τ = 0.5); c(0.5, 1, 0) = 0, so σ(x) = 0.
     * franklin: ``b`` (τ = 0.5) attacks ``x`` (τ = 0.5), σ(x) = 0.25; a new attacker and a new
@@ -639,6 +844,8 @@ def dfquad_violation_examples() -> dict[str, QBAF]:
     * strict counting: ``a`` attacks and ``s`` supports ``x``, all τ = 1 for a and s: both
       aggregates are saturated at 1, σ(x) = τ(x) = 0.5, and a further attacker of strength 0.5
       leaves F_att = 1, so σ(x) stays 0.5.
+    * open-mindedness: ``s`` (τ = 1) supports ``x`` (τ = 0.5): F_sup = 1, so however many
+      attackers are added, F_att ≤ F_sup and σ(x) never drops below 0.5.
     """
     return {
         "resilience": QBAF.from_arrays([0.5, 1.0], attacks=[(1, 0)], ids=["x", "a"], name="resilience"),
@@ -646,4 +853,5 @@ def dfquad_violation_examples() -> dict[str, QBAF]:
         "strict counting": QBAF.from_arrays(
             [0.5, 1.0, 1.0], attacks=[(1, 0)], supports=[(2, 0)], ids=["x", "a", "s"], name="strict counting"
         ),
+        "open-mindedness": QBAF.from_arrays([0.5, 1.0], supports=[(1, 0)], ids=["x", "s"], name="open-mindedness"),
     }

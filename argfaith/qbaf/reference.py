@@ -4,9 +4,13 @@ These follow the definitions of PAPER.md §2–4 as literally as possible, with 
 no numba, so that tests and benchmarks can check the fast kernels against them. They are not
 meant for large inputs (the brute-force ones are exponential).
 
-Conventions shared with the fast engine (:mod:`argfaith.qbaf.dfquad`):
+The other gradual semantics (:mod:`argfaith.qbaf.semantics`) each have their update written from
+their paper (:data:`UPDATE_REFERENCES`), solved by :func:`gradual_reference` with the same scheme.
 
-* aggregation F(v1..vn) = 1 − ∏(1 − vi), attackers then supporters in input order;
+Conventions shared with the fast engine (:mod:`argfaith.qbaf.dfquad`, :mod:`argfaith.qbaf.gradual`):
+
+* DF-QuAD's aggregation F(v1..vn) = 1 − ∏(1 − vi); every sum, product or maximum over attackers
+  or supporters is taken in input order;
 * iterative solvers start from σ⁰ = τ and stop at the first iterate σ̂ whose fixed-point
   residual ‖f(σ̂) − σ̂‖∞ is ≤ tol, which is then the reported residual;
 * ``iterations`` is the largest number of sweeps (synchronous) or steps (RK4) used by any
@@ -15,9 +19,11 @@ Conventions shared with the fast engine (:mod:`argfaith.qbaf.dfquad`):
 
 from __future__ import annotations
 
+import math
 from collections import deque
+from collections.abc import Callable
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from argfaith.qbaf.framework import QBAF
@@ -26,6 +32,14 @@ __all__ = [
     "aggregate_reference",
     "combine_reference",
     "dfquad_reference",
+    "dfquad_update_reference",
+    "quad_update_reference",
+    "quadratic_energy_update_reference",
+    "euler_update_reference",
+    "mlp_update_reference",
+    "h_categorizer_update_reference",
+    "UPDATE_REFERENCES",
+    "gradual_reference",
     "pro_con_reference",
     "pro_con_sets_reference",
     "set_attacks_reference",
@@ -116,6 +130,132 @@ def dfquad_reference(
     ``method="sync"`` is the synchronous (Jacobi) update σ ← f(σ); ``method="rk4"`` integrates the
     continuous model dσ/dt = f(σ) − σ with classical Runge–Kutta steps of size ``step``.
     """
+    return _solve_reference(qbaf, dfquad_update_reference, method=method, max_iter=max_iter, tol=tol, step=step)
+
+
+# ------------------------------------------------------------------ other gradual semantics
+def dfquad_update_reference(w: float, att: list[float], sup: list[float]) -> float:
+    """DF-QuAD (Rago, Toni, Aurisicchio & Baroni 2016): c(w, F(att), F(sup)) (PAPER.md §2)."""
+    return combine_reference(w, aggregate_reference(att), aggregate_reference(sup))
+
+
+def quad_update_reference(w: float, att: list[float], sup: list[float]) -> float:
+    """QuAD (Baroni, Romano, Toni, Aurisicchio & Bertanza 2015), literally: the attack function
+    applied one attacker at a time, f_att(v0, v) = v0·(1 − v), starting from v0 = w; the support
+    function f_supp(v0, v) = v0 + (1 − v0)·v likewise; σ = w with neither, the attack value
+    with attackers only, the support value with supporters only, their mean with both."""
+    if not att and not sup:
+        return w
+    va = w
+    for v in att:
+        va = va * (1.0 - v)
+    vs = w
+    for v in sup:
+        vs = vs + (1.0 - vs) * v
+    if not sup:
+        return va
+    if not att:
+        return vs
+    return (va + vs) / 2.0
+
+
+def _energy(att: list[float], sup: list[float]) -> float:
+    """E = Σ σ(sup) − Σ σ(att), each sum in input order."""
+    s = 0.0
+    for v in sup:
+        s += v
+    a = 0.0
+    for v in att:
+        a += v
+    return s - a
+
+
+def quadratic_energy_update_reference(w: float, att: list[float], sup: list[float]) -> float:
+    """Quadratic energy model (Potyka 2018): with E the energy Σ sup − Σ att and
+    h(E) = E²/(1 + E²): σ = w − w·h(E) if E ≤ 0, else w + (1 − w)·h(E)."""
+    e = _energy(att, sup)
+    h = (e * e) / (1.0 + e * e)
+    if e <= 0.0:
+        return w - w * h
+    return w + (1.0 - w) * h
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:  # libm returns inf; Python raises
+        return math.inf
+
+
+def euler_update_reference(w: float, att: list[float], sup: list[float]) -> float:
+    """Euler-based semantics (Amgoud & Ben-Naim 2017, 2018): σ = 1 − (1 − w²)/(1 + w·e^E),
+    E = Σ sup − Σ att (w = 0 gives 0 for every E)."""
+    if w == 0.0:
+        return 0.0
+    return 1.0 - (1.0 - w * w) / (1.0 + w * _exp(_energy(att, sup)))
+
+
+def mlp_update_reference(w: float, att: list[float], sup: list[float]) -> float:
+    """MLP-based semantics (Potyka 2021): σ = φ(ln(w/(1 − w)) + E), φ(z) = 1/(1 + e^−z),
+    E = Σ sup − Σ att (unit edge weights); w = 0 and w = 1 are the limits 0 and 1."""
+    if w == 0.0 or w == 1.0:
+        return w
+    z = math.log(w / (1.0 - w)) + _energy(att, sup)
+    return 1.0 / (1.0 + _exp(-z))
+
+
+def h_categorizer_update_reference(w: float, att: list[float], sup: list[float]) -> float:
+    """Weighted h-categorizer (Amgoud, Ben-Naim, Doder & Vesic 2017): σ = w / (1 + Σ σ(att));
+    defined for attack-only frameworks."""
+    if sup:
+        raise ValueError("the weighted h-categorizer is defined for attack-only frameworks")
+    a = 0.0
+    for v in att:
+        a += v
+    return w / (1.0 + a)
+
+
+#: The update of each named semantics, written from its paper (not from the modular pieces).
+UPDATE_REFERENCES: dict[str, Callable[[float, list[float], list[float]], float]] = {
+    "dfquad": dfquad_update_reference,
+    "quad": quad_update_reference,
+    "quadratic-energy": quadratic_energy_update_reference,
+    "euler-based": euler_update_reference,
+    "restricted-euler-based": euler_update_reference,
+    "mlp-based": mlp_update_reference,
+    "weighted-h-categorizer": h_categorizer_update_reference,
+}
+
+
+def gradual_reference(
+    qbaf: QBAF,
+    semantics: str | Any = "dfquad",
+    *,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    step: float = 0.5,
+) -> tuple[list[float], bool, int, float]:
+    """Strengths under a gradual semantics by the scheme of :func:`dfquad_reference`:
+    ``(values, converged, iterations, residual)``. A named instance uses its paper's update from
+    :data:`UPDATE_REFERENCES`; a user composition its modular definition
+    (:meth:`~argfaith.qbaf.semantics.GradualSemantics.update`)."""
+    from argfaith.qbaf.semantics import get_semantics
+
+    sem = get_semantics(semantics)
+    update = UPDATE_REFERENCES.get(sem.name, sem.update)
+    return _solve_reference(qbaf, update, method=method, max_iter=max_iter, tol=tol, step=step)
+
+
+def _solve_reference(
+    qbaf: QBAF,
+    update: Callable[[float, list[float], list[float]], float],
+    *,
+    method: str,
+    max_iter: int,
+    tol: float,
+    step: float,
+) -> tuple[list[float], bool, int, float]:
     if method not in ("sync", "rk4"):
         raise ValueError(f"unknown method {method!r}; use 'sync' or 'rk4'")
     n = qbaf.n
@@ -128,7 +268,7 @@ def dfquad_reference(
     sigma = list(tau)
 
     def f(v: int, s: list[float]) -> float:
-        return combine_reference(tau[v], aggregate_reference([s[u] for u in att[v]]), aggregate_reference([s[u] for u in sup[v]]))
+        return update(tau[v], [s[u] for u in att[v]], [s[u] for u in sup[v]])
 
     converged, iterations, residual = True, 0, 0.0
     for comp in _sccs(n, succ):

@@ -21,8 +21,16 @@ from argfaith.qbaf.framework import QBAF
 __all__ = ["base_scores", "qbafs", "acyclic_qbafs", "cyclic_qbafs", "debate_qbafs"]
 
 
-def base_scores() -> st.SearchStrategy[float]:
-    """Base scores in [0, 1], biased towards the interesting values 0, 0.5, 1 and the paper's τ."""
+def base_scores(*, interior: bool = False) -> st.SearchStrategy[float]:
+    """Base scores in [0, 1], biased towards the interesting values 0, 0.5, 1 and the paper's τ.
+
+    ``interior=True`` keeps them inside [0.01, 0.99] (no argument certain or void), to tell a
+    principle's violations at the bounds from those inside."""
+    if interior:
+        return st.one_of(
+            st.sampled_from([0.15, 0.2, 0.25, 0.5, 0.75]),
+            st.floats(min_value=0.01, max_value=0.99, allow_nan=False),
+        )
     return st.one_of(
         st.sampled_from([0.0, 0.15, 0.2, 0.25, 0.5, 1.0]),
         st.floats(min_value=0.0, max_value=1.0, allow_nan=False),
@@ -38,12 +46,14 @@ def qbafs(
     acyclic: bool | None = None,
     max_edges: int | None = None,
     scores: st.SearchStrategy[float] | None = None,
+    attack_only: bool = False,
 ) -> QBAF:
     """Random bipolar frameworks (all arguments of kind ``speech``, so any edge is allowed).
 
     ``acyclic=True`` gives DAGs (edges go from a higher to a lower position in a random order);
     ``acyclic=False`` guarantees at least one directed cycle (needs ``min_size >= 1``);
-    ``None`` draws freely (self-loops included).
+    ``None`` draws freely (self-loops included). ``attack_only=True`` makes every edge an
+    attack (for attack-only semantics such as the weighted h-categorizer).
     """
     n = draw(st.integers(min_value=max(min_size, 1 if acyclic is False else 0), max_value=max_size))
     sc = scores if scores is not None else base_scores()
@@ -62,6 +72,8 @@ def qbafs(
         nodes = draw(st.permutations(range(n)))[:cycle_len]
         cyc = [(nodes[i], nodes[(i + 1) % cycle_len]) for i in range(cycle_len)]
         chosen = list(dict.fromkeys(chosen + cyc))
+    if attack_only:
+        return QBAF.from_arrays(bs, chosen)
     rels = draw(st.lists(st.booleans(), min_size=len(chosen), max_size=len(chosen)))
     att = [e for e, a in zip(chosen, rels) if a]
     sup = [e for e, a in zip(chosen, rels) if not a]

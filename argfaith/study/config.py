@@ -7,8 +7,8 @@ depends on, and a rerun reuses it only when the hash still matches.
   digest of the debate folder's files;
 - summary mining key: classifier fingerprint, candidate strategy, segmenter, seed, the debate
   digest (the proposals) and the summary file's digest;
-- evaluation key: τ values, ε, tolerance, solver, text baselines (and their models), explanation
-  and Table-4 settings.
+- evaluation key: τ values, ε, tolerance, solver, gradual semantics (when not DF-QuAD alone),
+  text baselines (and their models), explanation and Table-4 settings.
 
 A summary item is finished when its row file carries ``item_key`` = hash of the three. Changing
 the classifier (e.g. retrained offline weights) changes every key, so everything is re-mined;
@@ -121,7 +121,10 @@ class StudyConfig:
         Speech base scores τ to evaluate at (Table 6); ``primary_tau`` (0.2 if listed) is the one
         of the main table views.
     epsilon, tolerance, solver, max_iter, tol :
-        Metric and DF-QuAD settings, as for ``argfaith evaluate``.
+        Metric and solver settings, as for ``argfaith evaluate``.
+    semantics : tuple of str
+        Gradual semantics (:mod:`argfaith.qbaf.semantics`): the first is the one of every table
+        and report; with more, a semantics sweep (``semantics.csv`` / ``semantics.md``).
     baselines, bertscore_model, nli_model :
         Text baselines (see :func:`resolve_baselines`).
     explain_top : int
@@ -165,6 +168,7 @@ class StudyConfig:
     solver: str = "sync"
     max_iter: int = 10_000
     tol: float = 1e-9
+    semantics: tuple[str, ...] = ("dfquad",)
     baselines: str = "auto"
     bertscore_model: Path | None = None
     nli_model: Path | None = None
@@ -192,6 +196,15 @@ class StudyConfig:
             raise ConfigurationError("--explain-top and --top-moves must be >= 0, --explain-limit >= 1")
         if self.units not in ("auto", "spans", "sentences"):
             raise ConfigurationError(f"--units must be auto, spans or sentences, got {self.units!r}")
+        if not self.semantics:
+            raise ConfigurationError("--semantics: no semantics given")
+        from argfaith.qbaf.semantics import get_semantics
+
+        for name in self.semantics:
+            try:
+                get_semantics(name)
+            except ValueError as e:
+                raise ConfigurationError(f"--semantics: {e}") from None
 
     @property
     def primary_tau(self) -> float:
@@ -225,6 +238,8 @@ class StudyConfig:
         return digest_json(
             {"v": STUDY_FORMAT_VERSION, "taus": list(self.taus), "epsilon": self.epsilon, "tolerance": self.tolerance,
              "solver": [self.solver, self.max_iter, self.tol], "baselines": list(baselines),
+             # absent for DF-QuAD alone, so results of runs before semantics existed stay valid
+             **({"semantics": list(self.semantics)} if tuple(self.semantics) != ("dfquad",) else {}),
              "bertscore_model": str(self.bertscore_model) if self.bertscore_model else None,
              "nli_model": str(self.nli_model) if self.nli_model else None,
              "explain": [self.explain_top, self.explain_limit], "top_moves": self.top_moves, "html": self.html}

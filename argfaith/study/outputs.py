@@ -6,6 +6,8 @@
 - ``variants.md``: the same metrics averaged per summary variant over the debates;
 - ``table4.csv`` / ``table4.md``: proposal strengths that moved most, σ in Q vs σ* in Q*;
 - ``sensitivity.csv`` / ``sensitivity.md``: Table 6, π_dpc / π_bc / π_εa at every τ;
+- ``semantics.csv`` / ``semantics.md`` (with several ``--semantics``): the semantics sweep —
+  π_bc / π_εa under each gradual semantics and the provisions that change side;
 - ``index.html``: one offline page linking every per-summary report (escaped, no script, no
   fetch: the same Content-Security-Policy as the reports), with the plots embedded;
 - ``plots/``: metric distributions per variant (:mod:`argfaith.study.plots`).
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from argfaith.study.rows import (
     MOVE_COLUMNS,
+    SEMANTICS_COLUMNS,
     SENSITIVITY_COLUMNS,
     markdown_table,
     row_columns,
@@ -52,6 +55,7 @@ class CollectedRows:
     rows: list[dict[str, Any]] = field(default_factory=list)
     moves: list[dict[str, Any]] = field(default_factory=list)
     sensitivity: list[dict[str, Any]] = field(default_factory=list)
+    semantics: list[dict[str, Any]] = field(default_factory=list)
     strengths: list[dict[str, Any]] = field(default_factory=list)  # {debate, variant, proposal, sigma, sigma_star}
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -72,6 +76,7 @@ def collect_rows(prep: PreparedStudy, failed_now: Mapping[str, ItemOutcome]) -> 
                 out.rows.append(saved["row"])
                 out.moves.extend(saved.get("moves") or [])
                 out.sensitivity.extend(saved.get("sensitivity") or [])
+                out.semantics.extend(saved.get("semantics") or [])
                 st = saved.get("strengths") or {}
                 for pid, sig in (st.get("source") or {}).items():
                     out.strengths.append({"debate": sf.debate_id, "variant": sf.variant, "proposal": pid, "sigma": sig,
@@ -182,6 +187,53 @@ def _sensitivity_md(sens: Sequence[Mapping[str, Any]], taus: Sequence[float]) ->
             + markdown_table(rows, cols, heads))
 
 
+def _semantics_md(rows: Sequence[Mapping[str, Any]], tau: float, order: Sequence[str]) -> str:
+    """The semantics sweep at the primary τ: per semantics, mean π_bc / π_εa over the evaluated
+    summaries, and how many provisions change side relative to the first semantics — in the
+    debates' QBAFs Q (each debate's provisions counted once) and in the summaries' Q*."""
+    at = [r for r in rows if r.get("tau") is not None and abs(float(r["tau"]) - tau) < 1e-12]
+    first = order[0] if order else ""
+    table = []
+    for sem in order:
+        g = [r for r in at if r["semantics"] == sem]
+        ok = [r for r in g if not r.get("skipped")]
+        src_changes = {(r["debate"], p) for r in ok for p in (r.get("source_side_changes") or "").split()}
+        src_total = {r["debate"] for r in ok}
+        table.append({
+            "semantics": sem, "evaluated": len(ok), "skipped": len(g) - len(ok),
+            "pi_bc": _mean([r.get("pi_bc") for r in ok]), "pi_ea": _mean([r.get("pi_ea") for r in ok]),
+            "source_changes": len(src_changes), "debates": len(src_total),
+            "summary_changes": sum(r.get("n_summary_side_changes") or 0 for r in ok),
+            "verdict_changes": sum(r.get("n_bc_verdict_changes") or 0 for r in ok),
+        })
+    cols = ["semantics", "evaluated", "skipped", "pi_bc", "pi_ea", "source_changes", "summary_changes", "verdict_changes"]
+    heads = ["semantics", "summaries evaluated", "skipped (outside the domain)", "mean π_bc", "mean π_εa",
+             f"provisions of Q changing side vs {first}", f"proposals of Q* changing side vs {first}",
+             f"π_bc verdicts changing vs {first}"]
+    per_variant: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for r in at:
+        if not r.get("skipped"):
+            per_variant.setdefault((str(r["variant"]), r["semantics"]), []).append(r)
+    variants = sorted({v for v, _ in per_variant})
+    vrows = []
+    for v in variants:
+        row: dict[str, Any] = {"variant": v}
+        for sem in order:
+            g = per_variant.get((v, sem), [])
+            row[f"bc@{sem}"] = _mean([x.get("pi_bc") for x in g])
+            row[f"ea@{sem}"] = _mean([x.get("pi_ea") for x in g])
+        vrows.append(row)
+    vcols = ["variant", *[f"bc@{s}" for s in order], *[f"ea@{s}" for s in order]]
+    vheads = ["variant", *[f"π_bc {s}" for s in order], *[f"π_εa {s}" for s in order]]
+    skipped = sorted({(r["semantics"], r["skipped"]) for r in at if r.get("skipped")})
+    notes = "".join(f"- {sem}: skipped where {why}\n" for sem, why in skipped)
+    return (f"# Semantics sweep at τ = {tau_label(tau)}: do the findings survive another gradual semantics?\n\n"
+            + markdown_table(table, cols, heads)
+            + "\nπ_dpc does not depend on σ (d-preferred acceptance) and is the same under every semantics.\n\n"
+            + "## Means per summary variant\n\n" + markdown_table(vrows, vcols, vheads)
+            + (("\n## Skipped\n\n" + notes) if notes else ""))
+
+
 # ---------------------------------------------------------------------------- index.html
 def _fmt(v: Any) -> str:
     if v is None:
@@ -252,10 +304,11 @@ figure {{ display: inline-block; margin: 0 1em 1em 0; }} img {{ max-width: 46em;
 <h1>argfaith case study</h1>
 <p>{n_ok} of {len(collected.rows)} summary files evaluated; relation classifier <code>{e(clf)}</code>
 (fingerprint {e(prep.fingerprint[:10])}); candidates <code>{e(cfg.candidates)}</code>; units <code>{e(cfg.units)}</code>;
-τ = {e(", ".join(tau_label(t) for t in cfg.taus))} (tables at τ = {e(lab)}); ε = {cfg.epsilon:g}.</p>
+τ = {e(", ".join(tau_label(t) for t in cfg.taus))} (tables at τ = {e(lab)}); ε = {cfg.epsilon:g};
+gradual semantics {e(", ".join(cfg.semantics))}.</p>
 <ul>{notes}</ul>
 <p>Tables: <a href="table.csv">table.csv</a>, <a href="table.json">table.json</a>, <a href="table3.md">table3.md</a>,
-<a href="variants.md">variants.md</a>, <a href="table4.md">table4.md</a>, <a href="sensitivity.md">sensitivity.md</a>.</p>
+<a href="variants.md">variants.md</a>, <a href="table4.md">table4.md</a>, <a href="sensitivity.md">sensitivity.md</a>{', <a href="semantics.md">semantics.md</a> (semantics sweep)' if collected.semantics else ''}.</p>
 <h2>Summaries</h2>
 <table><thead><tr>{head}</tr></thead><tbody>
 {"".join(body)}
@@ -308,6 +361,9 @@ def write_outputs(prep: PreparedStudy, collected: CollectedRows, manifest: Manif
     put("table4.md", _table4_md(collected.moves))
     put("sensitivity.csv", rows_to_csv(collected.sensitivity, SENSITIVITY_COLUMNS))
     put("sensitivity.md", _sensitivity_md(collected.sensitivity, taus))
+    if collected.semantics:
+        put("semantics.csv", rows_to_csv(collected.semantics, SEMANTICS_COLUMNS))
+        put("semantics.md", _semantics_md(collected.semantics, cfg.primary_tau, list(cfg.semantics)))
     plots: dict[str, Path] = {}
     if cfg.plots:
         from argfaith.study.plots import write_plots

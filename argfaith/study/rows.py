@@ -30,6 +30,8 @@ __all__ = [
     "tau_label",
     "MOVE_COLUMNS",
     "SENSITIVITY_COLUMNS",
+    "SEMANTICS_COLUMNS",
+    "semantics_rows",
 ]
 
 ID_COLUMNS = ("debate", "variant", "family", "model", "style", "lang", "status", "note")
@@ -52,6 +54,10 @@ MOVE_COLUMNS = (
     "balance_consistent", "accepted_source", "accepted_summary", "text",
 )
 SENSITIVITY_COLUMNS = ("debate", "variant", "tau", "pi_dpc", "pi_bc", "pi_ea", "sigma_mean_abs_difference")
+SEMANTICS_COLUMNS = (
+    "debate", "variant", "tau", "semantics", "pi_bc", "pi_ea", "n_source_side_changes", "n_summary_side_changes",
+    "n_bc_verdict_changes", "source_side_changes", "summary_side_changes", "bc_verdict_changes", "converged", "skipped",
+)
 
 
 def tau_label(t: float) -> str:
@@ -166,6 +172,25 @@ def strength_moves(sf: SummaryFile, report: EvaluationReport, top: int) -> list[
                 "sigma_source": v.sigma_source, "sigma_summary": v.sigma_summary, "difference": v.difference,
                 "balance_consistent": v.balance_consistent, "accepted_source": v.accepted_source,
                 "accepted_summary": v.accepted_summary, "text": report.proposals.texts.get(pid),
+            }
+        )
+    return out
+
+
+def semantics_rows(sf: SummaryFile, suite: EvaluationSuite) -> list[dict[str, Any]]:
+    """Semantics-sweep rows (:mod:`argfaith.metrics.sweep`): π_bc, π_εa and the proposals that
+    change side relative to the first semantics, per τ and semantics."""
+    out = []
+    for r in suite.semantics_sweep:
+        out.append(
+            {
+                "debate": sf.debate_id, "variant": sf.variant, "tau": r.tau, "semantics": r.semantics,
+                "pi_bc": r.balance_consistency, "pi_ea": r.epsilon_accuracy,
+                "n_source_side_changes": None if r.skipped else len(r.source_side_changes),
+                "n_summary_side_changes": None if r.skipped else len(r.summary_side_changes),
+                "n_bc_verdict_changes": None if r.skipped else len(r.balance_verdict_changes),
+                "source_side_changes": " ".join(r.source_side_changes), "summary_side_changes": " ".join(r.summary_side_changes),
+                "bc_verdict_changes": " ".join(r.balance_verdict_changes), "converged": r.converged, "skipped": r.skipped,
             }
         )
     return out

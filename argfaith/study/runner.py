@@ -211,12 +211,19 @@ def _load_if_current(path: Path, key: str) -> Any:
     return q if q.info.get("study_key") == key else None
 
 
+def _source_report_key(source_key: str, config: StudyConfig) -> str:
+    # The semantics enters the key only when it is not DF-QuAD, so earlier runs' reports stay valid.
+    extra = [config.semantics[0]] if config.semantics[0] != "dfquad" else []
+    return digest_json([source_key, list(config.taus), *extra])
+
+
 def _source_side_summary(q: Any, taus: Sequence[float], config: StudyConfig) -> dict[str, Any]:
     from argfaith.metrics.evaluate import analyse_side
 
     per_tau = {}
     for t in taus:
-        side = analyse_side(q, tau=t, method=config.solver, max_iter=config.max_iter, tol=config.tol, include_qbaf=False)
+        side = analyse_side(q, tau=t, method=config.solver, max_iter=config.max_iter, tol=config.tol, include_qbaf=False,
+                            semantics=config.semantics[0])
         per_tau[f"{t:g}"] = side.report.model_dump(mode="json")
     return per_tau
 
@@ -236,7 +243,8 @@ def _explanations(q: Any, qs: Any, report: Any, config: StudyConfig) -> list[Any
     t = report.settings.tau
     qa = q.with_speech_base_score(t) if t is not None else q
     qb = qs.with_speech_base_score(t) if t is not None else qs
-    exps = explain_proposals(qa, qb, props, method=config.solver, max_iter=config.max_iter, tol=config.tol, limit=config.explain_limit)
+    exps = explain_proposals(qa, qb, props, method=config.solver, max_iter=config.max_iter, tol=config.tol, limit=config.explain_limit,
+                             semantics=config.semantics[0])
 
     def side(s: Any) -> SideExplanationReport:
         return SideExplanationReport(
@@ -312,7 +320,7 @@ def _process_summary(
     from argfaith.metrics.report import EvaluationSuite
     from argfaith.mining.pipeline import plan_summary
     from argfaith.qbaf import save_qbaf
-    from argfaith.study.rows import sensitivity_rows, skipped_row, strength_moves, summary_row
+    from argfaith.study.rows import semantics_rows, sensitivity_rows, skipped_row, strength_moves, summary_row
 
     cfg = task.config
     paths = StudyPaths(cfg.out)
@@ -348,7 +356,7 @@ def _process_summary(
     suite = evaluate_many(
         q, [qs], taus=taus, epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False, method=cfg.solver,
         max_iter=cfg.max_iter, tol=cfg.tol, include_qbafs=True,
-        source_path=str(paths.source_qbaf(task.tag, did)), summary_paths=[str(sf.path)],
+        source_path=str(paths.source_qbaf(task.tag, did)), summary_paths=[str(sf.path)], semantics=list(cfg.semantics),
     )
     main = next(r for r in suite.reports if r.settings.tau == cfg.primary_tau)
     exps = _explanations(q, qs, main, cfg)
@@ -367,7 +375,7 @@ def _process_summary(
         })
         for r in suite.reports
     ]
-    full = EvaluationSuite(reports=reports, sensitivity=suite.sensitivity)
+    full = EvaluationSuite(reports=reports, sensitivity=suite.sensitivity, semantics_sweep=suite.semantics_sweep)
     rel_json = paths.report(did, sf.variant, ".json")
     atomic_write_text(rel_json, full.to_json())
     report_link = f"reports/{did}/{sf.variant}.json"
@@ -385,6 +393,7 @@ def _process_summary(
         paths, sf, item_key, "ok", row,
         moves=strength_moves(sf, main_full, cfg.top_moves),
         sensitivity=sensitivity_rows(sf, full),
+        semantics=semantics_rows(sf, full),
         strengths={"source": main_full.source.strengths, "summary": main_full.summary.strengths},
     )
     return ItemOutcome(sf.item_id, did, sf.variant, "ok", item_key, note, time.perf_counter() - t0)
@@ -439,9 +448,9 @@ def process_source(task: DebateTask, classifier: RelationClassifier, emit: Event
         src_info.update(qbaf=str(qpath.relative_to(cfg.out)), units=q.info.get("units"), n_speech=len(q.speech_arguments),
                         n_proposals=len(q.proposals), n_attacks=len(q.attacks), n_supports=len(q.supports),
                         pairs=counts.get("candidate_pairs_classified"))
-        if not paths.source_report(did).exists() or (read_json_file(paths.source_report(did)) or {}).get("key") != digest_json([task.source_key, list(cfg.taus)]):
+        if not paths.source_report(did).exists() or (read_json_file(paths.source_report(did)) or {}).get("key") != _source_report_key(task.source_key, cfg):
             atomic_write_json(paths.source_report(did), {
-                "debate": did, "key": digest_json([task.source_key, list(cfg.taus)]), "qbaf": src_info["qbaf"],
+                "debate": did, "key": _source_report_key(task.source_key, cfg), "qbaf": src_info["qbaf"],
                 "units": q.info.get("units"), "dropped_units": q.info.get("dropped_units"), "counts": counts,
                 "per_tau": _source_side_summary(q, cfg.taus, cfg),
             })

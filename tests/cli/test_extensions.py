@@ -87,7 +87,9 @@ def test_too_many_extensions_is_reported(tmp_path):
     res = CliRunner().invoke(app, ["extensions", str(p), "--format", "json"])
     out = json.loads(res.stdout)
     assert len(out["d_preferred_extensions"]) == 8
-    assert out["queried"] == [] and out["accepted_proposals"] == []
+    # No proposals: every argument is queried (each lies in some preferred extension).
+    assert out["queried"] == [f"a{i}" for i in range(6)] and out["accepted"] == out["queried"]
+    assert out["accepted_proposals"] == []
 
 
 def test_queries_and_exports(tmp_path):
@@ -119,5 +121,6 @@ def test_no_proposals_table(tmp_path):
     p = write(tmp_path, {"arguments": [{"id": "a"}, {"id": "b"}], "attacks": [["a", "b"], ["b", "a"]]})
     res = CliRunner().invoke(app, ["extensions", str(p)], env={"COLUMNS": "160"})
     assert res.exit_code == 0, res.output
-    assert "no proposal arguments to query" in res.output
+    assert "no proposal arguments: every argument is queried" in res.output
+    assert "│ a        │ speech │ yes" in res.output and "│ b        │ speech │ yes" in res.output
     assert "│ 1 │    1 │ {a}" in res.output and "│ 2 │    1 │ {b}" in res.output  # the title may wrap

@@ -99,6 +99,7 @@ def test_failed_items_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ca
         (["--data", str(FIX), "--baselines", "rouge,bleu"], "unknown baseline(s) ['bleu']"),
         (["--data", str(FIX), "--classifier", "nope"], "unknown classifier 'nope'"),
         (["--data", str(FIX), "--units", "words"], "--units must be auto, spans or sentences"),
+        (["--data", str(FIX), "--semantics", "dfquad,eulr"], "--semantics: unknown semantics 'eulr'"),
         (["--data", str(FIX), "--source-only", "--candidates", "topk:5"], "--source-only mines all pairs"),
         (["--data", str(FIX), "--source-only", "--classifier", "claude"], "needs ANTHROPIC_API_KEY"),
         ([], "no debates folder"),

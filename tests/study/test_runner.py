@@ -222,3 +222,41 @@ def test_parallel_run_equals_serial(corpus: Path, tmp_path: Path) -> None:
     strip = lambda rows: [{k: v for k, v in r.items() if not k.endswith("_seconds")} for r in rows]  # noqa: E731
     assert strip(a.rows) == strip(b.rows)
     assert {e[0] for e in events} >= {"start", "debate", "pairs", "item"}
+
+
+def test_semantics_sweep_reevaluates_without_classifying(corpus: Path, tmp_path: Path) -> None:
+    """--semantics with several semantics: the mined QBAFs are reused (no classifier call), every
+    evaluated summary gets sweep rows, semantics.md / semantics.csv are written, and the rows
+    equal an independent recomputation from the saved QBAFs."""
+    from argfaith.metrics.faithfulness import balance_side
+    from argfaith.qbaf import load_qbaf
+    from argfaith.qbaf.gradual import gradual_strengths
+
+    out = tmp_path / "out"
+    run_study(_config(corpus, out, taus=(0.2,)), classifier=CountingClassifier())
+    assert not (out / "semantics.md").exists()
+    clf = CountingClassifier()
+    sems = ("dfquad", "quadratic-energy", "weighted-h-categorizer")
+    res = run_study(_config(corpus, out, taus=(0.2,), semantics=sems), classifier=clf)
+    assert clf.pairs_seen == 0 and res.n_done_now == 6
+    rows = list(csv.DictReader(open(out / "semantics.csv", encoding="utf-8")))
+    assert len(rows) == 5 * len(sems) and {r["semantics"] for r in rows} == set(sems)
+    md = (out / "semantics.md").read_text(encoding="utf-8")
+    assert "Semantics sweep at τ = 0.2" in md and "| quadratic-energy |" in md
+    paths = StudyPaths(out)
+    tag = json.loads((out / "study.json").read_text())["classifier"]["tag"]
+    checked = 0
+    for r in rows:
+        if r["semantics"] != "quadratic-energy":
+            continue
+        src = load_qbaf(paths.source_qbaf(tag, r["debate"])).with_speech_base_score(0.2)
+        qs = load_qbaf(paths.summary_qbaf(tag, r["debate"], r["variant"])).with_speech_base_score(0.2)
+        a, b = gradual_strengths(src, "quadratic-energy"), gradual_strengths(qs, "quadratic-energy")
+        a0 = gradual_strengths(src, "dfquad")
+        ps = [p for p in src.proposals if p in qs]
+        assert float(r["pi_bc"]) == pytest.approx(sum(balance_side(a[p]) == balance_side(b[p]) for p in ps) / len(ps), abs=1e-6)
+        assert r["source_side_changes"].split() == [p for p in ps if balance_side(a[p]) != balance_side(a0[p])]
+        checked += 1
+    assert checked == 5
+    assert {r["skipped"] for r in rows if r["semantics"] == "weighted-h-categorizer"} <= {"the source QBAF has supports (attack-only semantics)", ""}
+    assert "semantics.md" in (out / "index.html").read_text(encoding="utf-8")

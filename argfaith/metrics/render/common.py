@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
-from argfaith.metrics.report import EvaluationReport, EvaluationSuite, SensitivityRow, distinct_names, short_name
+from argfaith.metrics.report import EvaluationReport, EvaluationSuite, SemanticsSweepRow, SensitivityRow, distinct_names, short_name
 
 __all__ = [
     "Reportish",
@@ -17,6 +17,9 @@ __all__ = [
     "metric_rows",
     "strength_rows",
     "sensitivity_table",
+    "SweepLine",
+    "semantics_sweep_table",
+    "semantics_name",
     "fmt",
     "fmt_signed",
     "column_labels",
@@ -224,6 +227,46 @@ def sensitivity_table(rows: list[SensitivityRow]) -> tuple[list[float | None], l
     for r in rows:
         by_summary.setdefault(r.summary, {})[r.tau] = r
     return taus, list(by_summary.items())
+
+
+def semantics_name(r: EvaluationReport) -> str:
+    """The title of the report's gradual semantics ("DF-QuAD", "Quadratic energy", or a spec)."""
+    from argfaith.qbaf.semantics import NAMED
+
+    s = NAMED.get(r.settings.semantics)
+    return s.title if s is not None else r.settings.semantics
+
+
+@dataclass(frozen=True)
+class SweepLine:
+    """One (summary, semantics) line of the semantics sweep: (π_bc, π_εa) per τ, and at the
+    primary τ the proposals that change side (source / summary) or π_bc verdict vs the first
+    semantics, or why the semantics was skipped."""
+
+    summary: str
+    semantics: str
+    by_tau: dict[float | None, SemanticsSweepRow]
+    changes: str
+    skipped: str | None
+
+
+def semantics_sweep_table(rows: list[SemanticsSweepRow], tau0: float | None) -> tuple[list[float | None], list[SweepLine]]:
+    """The sweep as lines for the renderers (taus in order of appearance)."""
+    taus: list[float | None] = list(dict.fromkeys(r.tau for r in rows))
+    grouped: dict[tuple[str, str], dict[float | None, SemanticsSweepRow]] = {}
+    for r in rows:
+        grouped.setdefault((r.summary, r.semantics), {})[r.tau] = r
+    lines = []
+    for (summ, sem), by_tau in grouped.items():
+        r0 = by_tau.get(tau0) or next(iter(by_tau.values()))
+        if r0.skipped:
+            lines.append(SweepLine(summ, sem, by_tau, "—", r0.skipped))
+            continue
+        parts = [f"{len(r0.source_side_changes)} / {len(r0.summary_side_changes)}"]
+        if r0.balance_verdict_changes:
+            parts.append("π_bc verdict: " + ", ".join(r0.balance_verdict_changes))
+        lines.append(SweepLine(summ, sem, by_tau, "; ".join(parts), None))
+    return taus, lines
 
 
 def disagreeing_proposals(r: EvaluationReport) -> list[str]:

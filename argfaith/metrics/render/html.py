@@ -27,6 +27,8 @@ from argfaith.metrics.render.common import (
     metric_rows,
     primary_tau,
     report_label,
+    semantics_name,
+    semantics_sweep_table,
     sensitivity_table,
     strength_rows,
     summary_codes,
@@ -114,6 +116,10 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", fu
     taus, sens_rows = sensitivity_table(list(obj.sensitivity)) if isinstance(obj, EvaluationSuite) else ([], [])
     cards = proposal_cards(reports)
     graphs, graph_note = _graphs(reports, full_graph)
+    sweep_taus, sweep_lines = (
+        semantics_sweep_table(list(obj.semantics_sweep), primary_tau(reports))
+        if isinstance(obj, EvaluationSuite) and obj.semantics_sweep else ([], [])
+    )
     slabels, srows = strength_rows(reports)
     bad = bad_proposals(reports)
     tau0 = primary_tau(reports)
@@ -137,6 +143,10 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", fu
         n_bad=len(bad),
         graphs=graphs,
         graph_note=graph_note,
+        sweep_taus=sweep_taus,
+        sweep_lines=sweep_lines,
+        sweep_tau0=tau0,
+        semantics_title=semantics_name(reports[0]),
         relation=_relation,
         legend_fills=[sigma_fill(0.0), sigma_fill(0.5), sigma_fill(1.0)],
         report_label=lambda r: report_label(r, reports),

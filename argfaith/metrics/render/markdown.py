@@ -16,6 +16,8 @@ from argfaith.metrics.render.common import (
     metric_rows,
     primary_tau,
     report_label,
+    semantics_name,
+    semantics_sweep_table,
     sensitivity_table,
     strength_rows,
     tau_text,
@@ -93,7 +95,7 @@ def render_markdown(obj: Reportish) -> str:
     s = r0.settings
     out.append(
         f"Settings: τ = {tau_text(reports)}, ε = {s.epsilon:g}, "
-        f"tolerance = {s.tolerance:g}, solver = {s.solver_method}, proposals = {s.proposals}"
+        f"tolerance = {s.tolerance:g}, semantics = {md_escape(semantics_name(r0))}, solver = {s.solver_method}, proposals = {s.proposals}"
         + (f", alignment = {md_escape(s.alignment)}" if s.alignment else "") + "."
     )
     out.append("")
@@ -103,7 +105,7 @@ def render_markdown(obj: Reportish) -> str:
     rows = [[m.label + (f" ({m.note})" if m.note else ""), m.symbol.replace("|", "\\|"), m.source, *m.values] for m in metric_rows(reports)]
     out += _table(["metric", "", *labels], rows, ["---", "---"] + ["---:"] * len(labels))
     out += ["", "n/a = undefined (denominator 0); — = not applicable to the source.", ""]
-    out += ["## Proposal strengths σ (Table 4 layout)", ""]
+    out += [f"## Proposal strengths σ ({md_escape(semantics_name(r0))}; Table 4 layout)", ""]
     slabels, srows = strength_rows(reports)
     slabels = [md_escape(c) for c in slabels]
     texts = r0.proposals.texts
@@ -129,6 +131,25 @@ def render_markdown(obj: Reportish) -> str:
                     cells += [fmt(r.balance_consistency if r else None), fmt(r.epsilon_accuracy if r else None)]
                 body.append(cells)
             out += _table(head, body, ["---"] + ["---:"] * (len(head) - 1))
+            out.append("")
+        if obj.semantics_sweep:
+            tau0 = primary_tau(reports)
+            staus, lines = semantics_sweep_table(list(obj.semantics_sweep), tau0)
+            out += ["## Semantics sweep (π_bc, π_εa under each gradual semantics)", ""]
+            head = ["summary", "semantics"]
+            for t in staus:
+                lab = "file" if t is None else f"τ={t:g}"
+                head += [f"π_bc {lab}", f"π_εa {lab}"]
+            head.append(f"side changes Q / Q* vs {lines[0].semantics}" + ("" if tau0 is None else f" (τ={tau0:g})"))
+            body = []
+            for ln in lines:
+                cells = [md_escape(ln.summary), md_escape(ln.semantics)]
+                for t in staus:
+                    r = ln.by_tau.get(t)
+                    cells += [fmt(r.balance_consistency if r else None), fmt(r.epsilon_accuracy if r else None)]
+                cells.append(md_escape(ln.changes if ln.skipped is None else "skipped: " + ln.skipped))
+                body.append(cells)
+            out += _table(head, body, ["---", "---"] + ["---:"] * (len(head) - 3) + ["---"])
             out.append("")
     conv = []
     for r in reports:

@@ -24,6 +24,8 @@ from argfaith.metrics.render.common import (
     metric_rows,
     primary_tau,
     report_label,
+    semantics_name,
+    semantics_sweep_table,
     sensitivity_table,
     strength_rows,
 )
@@ -75,7 +77,7 @@ def _metrics_table(reports: list[EvaluationReport], compact: bool) -> Table:
 
 
 def _strengths_table(reports: list[EvaluationReport], width: int, compact: bool) -> Table:
-    t = Table(title="Proposal strengths σ (DF-QuAD; Table 4 layout)", title_justify="left")
+    t = Table(title=f"Proposal strengths σ ({semantics_name(reports[0])}; Table 4 layout)", title_justify="left")
     t.add_column("proposal", no_wrap=True)
     labels, rows = strength_rows(reports, compact=compact)
     for lab in labels:
@@ -109,6 +111,27 @@ def _sensitivity(obj: EvaluationSuite) -> Table | None:
             r = by_tau.get(tau)
             cells += [_t(fmt(r.balance_consistency if r else None)), _t(fmt(r.epsilon_accuracy if r else None))]
         t.add_row(_t(name), *cells)
+    return t
+
+
+def _semantics_sweep(obj: EvaluationSuite, tau0: float | None) -> Table | None:
+    if not obj.semantics_sweep:
+        return None
+    taus, lines = semantics_sweep_table(list(obj.semantics_sweep), tau0)
+    t = Table(title="Semantics sweep: π_bc, π_εa under each gradual semantics", title_justify="left")
+    t.add_column("summary", overflow="fold")
+    t.add_column("semantics")
+    for tau in taus:
+        lab = "file" if tau is None else f"τ={tau:g}"
+        t.add_column(f"π_bc {lab}", justify="right")
+        t.add_column(f"π_εa {lab}", justify="right")
+    t.add_column(f"side changes Q / Q* vs {lines[0].semantics}" + ("" if tau0 is None else f" (τ={tau0:g})"), overflow="fold")
+    for ln in lines:
+        cells = []
+        for tau in taus:
+            r = ln.by_tau.get(tau)
+            cells += [_t(fmt(r.balance_consistency if r else None)), _t(fmt(r.epsilon_accuracy if r else None))]
+        t.add_row(_t(ln.summary), _t(ln.semantics), *cells, _t(ln.changes if ln.skipped is None else "skipped: " + _short(ln.skipped, 80), "dim" if ln.skipped else ""))
     return t
 
 
@@ -170,6 +193,9 @@ def table_renderables(obj: Reportish, width: int = 120) -> list[object]:
         s = _sensitivity(obj)
         if s is not None:
             parts.append(s)
+        sw = _semantics_sweep(obj, primary_tau(reports))
+        if sw is not None:
+            parts.append(sw)
     key = Text("", style="dim")
     for lab, desc in framework_names(reports, compact=compact):
         key.append(f"{lab}: ")

@@ -38,6 +38,7 @@ __all__ = [
     "SideCell",
     "ProposalCard",
     "GraphView",
+    "all_strengths",
     "argument_label",
     "clean_speaker",
     "first_words",
@@ -282,17 +283,27 @@ class GraphView:
     n_edges: int
 
 
+def all_strengths(qdict: dict[str, Any], method: str, semantics: str = "dfquad") -> dict[str, float]:
+    """σ of every argument of an embedded QBAF (the side report keeps only the proposals'), in the
+    report's own semantics (names and ``"aggregation:influence"`` specs parse back)."""
+    from argfaith.qbaf import qbaf_from_dict
+    from argfaith.qbaf.gradual import gradual_strengths
+
+    q = qbaf_from_dict(qdict, source="report")
+    return gradual_strengths(q, semantics, method=method if method in ("sync", "rk4") else "sync").as_dict()  # type: ignore[arg-type]
+
+
 def graph_view(side: Any, role: str, uid: str, *, proposal_order: Sequence[str]) -> GraphView | None:
-    """The filterable drawing of ``side``'s embedded QBAF (None when it is not embedded)."""
+    """The filterable drawing of ``side``'s embedded QBAF (None when it is not embedded); nodes
+    coloured by σ in the report's semantics."""
     from argfaith.metrics.render.layout import layout_qbaf_dict
-    from argfaith.qbaf import dfquad_strengths, pro_con_index, qbaf_from_dict
+    from argfaith.qbaf import pro_con_index, qbaf_from_dict
 
     qd = side.qbaf
     if qd is None:
         return None
     q = qbaf_from_dict(qd, source="report")
-    method = side.convergence.method if side.convergence.method in ("sync", "rk4") else "sync"
-    sigma = dfquad_strengths(q, method=method).as_dict()  # type: ignore[arg-type]
+    sigma = all_strengths(qd, side.convergence.method, getattr(side.convergence, "semantics", "dfquad"))
     args = {a["id"]: a for a in qd.get("arguments", [])}
     # Proposals and speech arguments lose their own shared prefixes (PAR-3; 1-143-5 or #12).
     sid = short_ids([i for i in q.ids if args[i].get("kind") == "proposal"], keep_word=True)

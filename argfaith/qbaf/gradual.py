@@ -1,0 +1,196 @@
+"""Strengths under any gradual semantics of :mod:`argfaith.qbaf.semantics`, with diagnostics.
+
+:func:`gradual_strengths` is :func:`argfaith.qbaf.dfquad_strengths` for every semantics: the same
+solver scheme (exact one pass on acyclic frameworks; cyclic strongly connected components
+iterated synchronously — ``method="sync"``, the discrete semantics — or by RK4 on the
+continuous model dσ/dt = ι(w, α(σ)) − σ — ``method="rk4"``, Potyka 2018/2019), the same
+stopping rule and the same :class:`~argfaith.qbaf.dfquad.StrengthResult` with ``converged``,
+``iterations`` and ``residual``. DF-QuAD itself (and any product × linear(1) composition) runs
+on the dedicated DF-QuAD kernel, so its results are bit-identical to ``dfquad_strengths``.
+
+:func:`gradual_batch` is the batch API (:class:`~argfaith.qbaf.batch.QBAFBatch`, one kernel call
+for many small frameworks) for every semantics.
+
+Examples
+--------
+>>> from argfaith.qbaf import QBAF
+>>> q = QBAF.from_arrays([0.5, 1.0], attacks=[(1, 0)], ids=["x", "a"])
+>>> round(gradual_strengths(q, "dfquad")["x"], 6), round(gradual_strengths(q, "quadratic-energy")["x"], 6)
+(0.0, 0.25)
+>>> round(gradual_strengths(q, "weighted-h-categorizer")["x"], 6)
+0.25
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from argfaith.qbaf.dfquad import StrengthResult, _check_options
+from argfaith.qbaf.errors import NotConvergedError
+from argfaith.qbaf.semantics import GradualSemantics, QuADCombination, get_semantics
+
+if TYPE_CHECKING:
+    from argfaith.qbaf.batch import BatchStrengthResult, QBAFBatch
+    from argfaith.qbaf.framework import QBAF
+
+__all__ = ["gradual_strengths", "gradual_batch", "solve_semantics_csr", "strength_function"]
+
+
+def solve_semantics_csr(
+    sem: GradualSemantics,
+    n: int,
+    tau: np.ndarray,
+    in_csr: tuple[np.ndarray, np.ndarray, np.ndarray],
+    *,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    step: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run the kernel of ``sem`` on raw CSR arrays: ``(sigma, cyc_node, cyc_size, cyc_iters,
+    cyc_res, not_converged_mask)`` (the DF-QuAD kernel for product × linear(1))."""
+    code = _check_options(method, max_iter, tol, step)
+    iptr, isrc, iatt = in_csr
+    if sem.is_dfquad:
+        from argfaith.qbaf._kernels import dfquad_solve
+
+        return dfquad_solve(n, tau, iptr, isrc, iatt, code, int(max_iter), float(tol), float(step))
+    from argfaith.qbaf._gradual_kernels import gradual_solve
+
+    inf = sem.influence
+    k = float(getattr(inf, "k", 1.0))
+    p = float(getattr(inf, "p", 1.0))
+    agg = 3 if isinstance(inf, QuADCombination) else sem.aggregation.code  # QuAD folds from w
+    return gradual_solve(n, tau, iptr, isrc, iatt, agg, type(inf).code, k, p, code, int(max_iter), float(tol), float(step))
+
+
+def gradual_strengths(
+    qbaf: QBAF,
+    semantics: str | GradualSemantics = "dfquad",
+    *,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    strict: bool = False,
+    step: float = 0.5,
+) -> StrengthResult:
+    """Strengths σ of every argument of ``qbaf`` under ``semantics``, with solver diagnostics.
+
+    Parameters
+    ----------
+    qbaf : QBAF
+    semantics : str or GradualSemantics
+        A named instance (``"dfquad"``, ``"quad"``, ``"quadratic-energy"``, ``"euler-based"``,
+        ``"restricted-euler-based"``, ``"mlp-based"``, ``"weighted-h-categorizer"``), an
+        ``"aggregation:influence"`` spec, or a :class:`GradualSemantics`.
+    method : {"sync", "rk4"}
+        Cyclic components: discrete synchronous iteration, or RK4 on the continuous model.
+    max_iter, tol, step, strict :
+        As in :func:`argfaith.qbaf.dfquad_strengths`.
+
+    Raises
+    ------
+    SemanticsDomainError
+        The framework has a cycle and the semantics is restricted to acyclic frameworks, or it
+        has supports and the semantics is attack-only.
+    NotConvergedError
+        ``strict=True`` and some cyclic component did not reach ``tol``.
+    """
+    sem = get_semantics(semantics)
+    if sem.attack_only:
+        sem.check_domain(qbaf)
+    # A restricted semantics runs without iterations: the kernel finds any cycle on the way
+    # (an acyclic framework is one exact pass either way), so the domain check costs nothing.
+    sigma, cyc_node, _size, cyc_iters, cyc_res, bad = solve_semantics_csr(
+        sem, qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=0 if sem.acyclic_only else max_iter, tol=tol, step=step
+    )
+    if sem.acyclic_only and cyc_node.shape[0]:
+        sem.check_domain(qbaf)  # raises, naming an argument on a cycle
+    sigma.setflags(write=False)
+    n_cyc = int(cyc_node.shape[0])
+    converged = not bool(bad.any()) if n_cyc else True
+    res = StrengthResult(
+        values=sigma,
+        converged=converged,
+        iterations=int(cyc_iters.max()) if n_cyc else 0,
+        residual=float(cyc_res.max()) if n_cyc else 0.0,
+        method=method,
+        cyclic_components=n_cyc,
+        not_converged=tuple(qbaf._id(int(i)) for i in np.flatnonzero(bad)) if not converged else (),
+        source=qbaf,
+        semantics=sem.name,
+    )
+    if strict and not converged:
+        raise NotConvergedError(
+            f"{sem.title or sem.name} ({method}) did not converge within {max_iter} iterations on "
+            f"{len(res.not_converged)} argument(s) (first: {res.not_converged[0]!r}); residual {res.residual:.3g} > "
+            f"tol {tol:g}. " + ("Try method='rk4'." if method == "sync" else "Try a larger max_iter or tol.")
+        )
+    return res
+
+
+def gradual_batch(
+    batch: QBAFBatch,
+    semantics: str | GradualSemantics = "dfquad",
+    *,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+    strict: bool = False,
+    step: float = 0.5,
+) -> BatchStrengthResult:
+    """Strengths of every framework of ``batch`` under ``semantics`` in one kernel call (a disjoint
+    union is evaluated part by part: every semantics here satisfies independence).
+
+    Domain restrictions are checked on the whole batch: an attack-only semantics refuses a batch
+    with supports; a restricted (acyclic-only) one a batch with a cycle, naming the framework.
+    """
+    from argfaith.qbaf.batch import _batch_result
+
+    sem = get_semantics(semantics)
+    _check_batch_domain(sem, batch)
+    out = solve_semantics_csr(sem, batch.n_arguments, batch.base_scores, batch.in_csr, method=method, max_iter=max_iter, tol=tol, step=step)
+    return _batch_result(batch, out, method=method, max_iter=max_iter, tol=tol, strict=strict, semantics=sem)
+
+
+def _check_batch_domain(sem: GradualSemantics, batch: QBAFBatch) -> None:
+    from argfaith.qbaf.semantics import SemanticsDomainError
+
+    if sem.attack_only and batch.supports.shape[0]:
+        f = int(np.searchsorted(batch.support_offsets, 0, side="right") - 1)
+        raise SemanticsDomainError(
+            f"the {sem.title or sem.name} semantics is defined for attack-only frameworks; framework {f} of the batch has "
+            f"supports (first: local edge {tuple(int(v) for v in batch.supports[0])})"
+        )
+    if sem.acyclic_only:
+        from argfaith.qbaf._kernels import scc_topological
+
+        iptr, isrc, _ = batch.in_csr
+        comp_ptr, comp_nodes, nc = scc_topological(batch.n_arguments, iptr, isrc)
+        sizes = np.diff(comp_ptr[: nc + 1])
+        loops = np.flatnonzero(isrc == np.repeat(np.arange(batch.n_arguments), np.diff(iptr)))
+        if (sizes > 1).any() or loops.size:
+            v = int(comp_nodes[comp_ptr[int(np.flatnonzero(sizes > 1)[0])]]) if (sizes > 1).any() else int(
+                np.searchsorted(iptr, loops[0], side="right") - 1
+            )
+            f = int(np.searchsorted(batch.node_offsets, v, side="right") - 1)
+            raise SemanticsDomainError(
+                f"the {sem.title or sem.name} semantics is defined on acyclic frameworks only ({sem.citation}); framework {f} "
+                f"of the batch has a cycle through its argument {v - int(batch.node_offsets[f])}"
+            )
+
+
+def strength_function(semantics: str | GradualSemantics, **options: Any) -> Callable[[QBAF], dict[str, float]]:
+    """``semantics`` as a plain callable ``QBAF -> {id: σ}`` (the ``Semantics`` type of
+    :mod:`argfaith.qbaf.principles` and of user property tests); ``options`` go to
+    :func:`gradual_strengths` (method, max_iter, tol, step)."""
+    sem = get_semantics(semantics)
+
+    def strengths(qbaf: QBAF) -> dict[str, float]:
+        return gradual_strengths(qbaf, sem, **options).as_dict()
+
+    strengths.__name__ = f"{sem.name}_strengths".replace("-", "_").replace(":", "_")
+    return strengths

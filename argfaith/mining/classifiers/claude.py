@@ -109,6 +109,7 @@ def _multi(
     model: str,
     style: PromptStyle,
     prompt_caching: bool,
+    cache_ttl: str = "5m",
 ) -> PlannedRequest:
     header = multi_header(topic, style)
     lines = [multi_target_line(i + 1, t) for i, t in enumerate(targets)]
@@ -116,7 +117,7 @@ def _multi(
     blocks: list[dict[str, Any]] = [{"type": "text", "text": header}]
     blocks += [{"type": "text", "text": ln} for ln in lines]
     if prompt_caching:
-        blocks[-1]["cache_control"] = {"type": "ephemeral"}
+        blocks[-1]["cache_control"] = {"type": "ephemeral", **({"ttl": "1h"} if cache_ttl == "1h" else {})}
     blocks.append({"type": "text", "text": tail})
     version = multi_template_version(style)
     req = build_request(
@@ -151,17 +152,23 @@ def plan_requests(
     max_targets: int = DEFAULT_MAX_TARGETS,
     prompt_caching: bool = True,
     single_max_tokens: int = SINGLE_MAX_TOKENS,
+    cache_ttl: str = "5m",
 ) -> list[PlannedRequest]:
     """The requests a classification job sends (before the request cache is consulted).
 
     Duplicate pairs are judged once. In ``multi`` mode pairs are grouped by (topic, source) in
     order of first appearance, each group's targets ordered by their first appearance in the whole
-    job and split into chunks of ``max_targets``.
+    job and split into chunks of ``max_targets``. ``cache_ttl`` is the prompt-cache lifetime of
+    the target list: ``"5m"`` (direct requests follow each other closely) or ``"1h"`` (the
+    Batches API, whose requests may run more than 5 minutes apart: the batch-processing guide
+    advises the 1-hour TTL for shared context).
     """
     if mode not in ("single", "multi"):
         raise ConfigurationError(f"mode must be 'single' or 'multi', not {mode!r}")
     if max_targets < 1:
         raise ConfigurationError("max_targets must be >= 1")
+    if cache_ttl not in ("5m", "1h"):
+        raise ConfigurationError(f"cache_ttl must be '5m' or '1h', not {cache_ttl!r}")
     unique = list(dict.fromkeys(_pair_key(p) for p in pairs))
     if mode == "single":
         return [_single(k, model=model, style=prompt, max_tokens=single_max_tokens) for k in unique]
@@ -175,7 +182,8 @@ def plan_requests(
         targets.sort(key=order.__getitem__)
         for i in range(0, len(targets), max_targets):
             out.append(
-                _multi(topic, source, targets[i : i + max_targets], model=model, style=prompt, prompt_caching=prompt_caching)
+                _multi(topic, source, targets[i : i + max_targets], model=model, style=prompt,
+                       prompt_caching=prompt_caching, cache_ttl=cache_ttl)
             )
     return out
 
@@ -311,6 +319,7 @@ class ClaudeRelationClassifier:
             max_targets=self.max_targets,
             prompt_caching=self.prompt_caching,
             single_max_tokens=self.single_max_tokens,
+            cache_ttl="1h" if self.batch else "5m",
         )
 
     def check_requests(self, pairs: Sequence[PairQuery]) -> None:

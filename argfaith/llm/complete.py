@@ -54,6 +54,20 @@ __all__ = [
 #: Called after each answered request: (requests done, requests total, the request's key).
 RequestProgress = Callable[[int, int, str], None]
 
+#: Seconds between polls of a message batch, unless ``$ARGFAITH_BATCH_POLL_SECONDS`` says otherwise.
+DEFAULT_POLL_INTERVAL = 30.0
+
+
+def default_poll_interval() -> float:
+    """``$ARGFAITH_BATCH_POLL_SECONDS`` if set to a positive number, else :data:`DEFAULT_POLL_INTERVAL`."""
+    import os
+
+    try:
+        v = float(os.environ.get("ARGFAITH_BATCH_POLL_SECONDS", ""))
+    except ValueError:
+        return DEFAULT_POLL_INTERVAL
+    return v if v > 0 else DEFAULT_POLL_INTERVAL
+
 
 def build_request(
     *,
@@ -132,7 +146,7 @@ class LLMRunner:
     use_batches
         Send uncached requests through the Message Batches API instead (50% cheaper, slower).
     poll_interval
-        Seconds between batch status polls.
+        Seconds between batch status polls (default :func:`default_poll_interval`).
     max_batch_size, max_batch_bytes
         Requests and serialized bytes per submitted batch (the API allows 100,000 and 256 MB;
         the byte default keeps a 10% margin for the SDK's serialization).
@@ -159,7 +173,7 @@ class LLMRunner:
     cache: RequestCache | None = None
     max_concurrency: int = 4
     use_batches: bool = False
-    poll_interval: float = 30.0
+    poll_interval: float = field(default_factory=default_poll_interval)
     max_batch_size: int = 10_000
     max_batch_bytes: int = 230_000_000
     max_poll_failures: int = 10

@@ -33,10 +33,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from argfaith.llm.testing.fake import Fail, FakeAnthropicAPI, FakeResponse, Paid, RecordedRequest, Reply, request_fingerprint
+from argfaith.llm.testing.model import ArgfaithModel, gold_label
 from argfaith.llm.testing.rules import MODEL_RULES, ModelRules
 
 __all__ = [
     "FakeAnthropicAPI",
+    "ArgfaithModel",
+    "gold_label",
     "Fail",
     "Reply",
     "Paid",

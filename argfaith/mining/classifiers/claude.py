@@ -222,7 +222,7 @@ class ClaudeRelationClassifier:
         far are cached; rerun resumes). ``"fallback"``: their pairs get the fallback label with
         ``fallback=True``, counted in ``usage.errors``.
     poll_interval
-        Seconds between batch polls.
+        Seconds between batch polls (default: ``$ARGFAITH_BATCH_POLL_SECONDS`` or 30).
     """
 
     def __init__(
@@ -239,7 +239,7 @@ class ClaudeRelationClassifier:
         client: Any = None,
         http_client: Any = None,
         on_error: Literal["raise", "fallback"] = "raise",
-        poll_interval: float = 30.0,
+        poll_interval: float | None = None,
         single_max_tokens: int = SINGLE_MAX_TOKENS,
     ) -> None:
         if mode not in ("single", "multi"):
@@ -272,7 +272,7 @@ class ClaudeRelationClassifier:
             cache=self.cache,
             max_concurrency=max_concurrency,
             use_batches=self.batch,
-            poll_interval=poll_interval,
+            **({"poll_interval": poll_interval} if poll_interval is not None else {}),
             on_error="return" if on_error == "fallback" else "raise",
         )
         self._multi_fallback_pairs = 0
@@ -286,7 +286,10 @@ class ClaudeRelationClassifier:
     def usage(self) -> Usage:
         """Cumulative usage: ``calls`` = API requests answered (cache hits excluded); ``input_tokens``
         = all prompt tokens (uncached + cache writes + cache reads); ``extra`` has the breakdown,
-        ``fallbacks`` (unparseable answers), ``multi_fallback_pairs`` (pairs re-asked singly) and
+        ``fallbacks`` (unparseable answers), ``refusals`` (requests the model declined: their pairs
+        get the fallback label, are not cached, and are asked again by a rerun), ``truncated``
+        (answers still stopped at ``max_tokens`` after larger budgets), ``multi_fallback_pairs``
+        (pairs re-asked singly) and
         ``cost_known`` (0 when the model has no price card, so ``cost_usd`` is 0)."""
         s = self._runner.usage.snapshot()
         return Usage(
@@ -302,6 +305,8 @@ class ClaudeRelationClassifier:
                 "cache_read_input_tokens": float(s.cache_read_input_tokens),
                 "batch_requests": float(s.batch_requests),
                 "fallbacks": float(s.fallbacks),
+                "refusals": float(s.refusals),
+                "truncated": float(s.truncated),
                 "multi_fallback_pairs": float(self._multi_fallback_pairs),
                 "multi_fallback_requests": float(self._multi_fallback_requests),
                 "pairs": float(self._pairs),
@@ -381,9 +386,9 @@ class ClaudeRelationClassifier:
         fallbacks = 0
         for pr in plan:
             comp = comps[pr.request.key]
-            if not comp.ok:
+            if not comp.ok:  # refused or failed: a stand-in label, not checkpointed (rerun asks again)
                 for k in pr.pairs:
-                    results[k] = Prediction(FALLBACK_LABEL, fallback=True, raw=None)
+                    results[k] = Prediction(FALLBACK_LABEL, fallback=True, raw=None, final=False)
                 continue
             if pr.kind == "single":
                 pa = parse_answer(comp.text)
@@ -405,7 +410,7 @@ class ClaudeRelationClassifier:
             for s in singles:
                 comp = comps2[s.request.key]
                 if not comp.ok:
-                    results[s.pairs[0]] = Prediction(FALLBACK_LABEL, fallback=True, raw=None)
+                    results[s.pairs[0]] = Prediction(FALLBACK_LABEL, fallback=True, raw=None, final=False)
                     continue
                 pa = parse_answer(comp.text)
                 fallbacks += pa.fallback

@@ -97,7 +97,7 @@ def test_killed_while_the_batch_runs_resumes_with_zero_duplicate_paid_requests(h
     os.killpg(p.pid, signal.SIGKILL)  # the whole process group (study runs worker processes)
     p.wait()
     created = h.api.batches_created()
-    assert created >= 1 and h.api.paid_count() == 0
+    assert created >= 1
     h.api.batch_polls_before_end = 0
     r = h.run(command(name, h.tmp, batch=True))
     assert r.returncode == 0, r.stderr
@@ -153,3 +153,17 @@ def test_evaluate_llm_alignment_counts_refusals_and_asks_them_again(h):
     r = h.run(command("evaluate", h.tmp, batch=False))
     assert json.loads(r.stdout)["alignment"]["details"]["refused"] == 0
     assert h.api.repaid_count() == d["refused"]
+
+
+def test_study_redoes_what_was_built_on_refused_pairs(h):
+    h.model.refuse = {"[SOURCE]: Our inspectors are overworked"}
+    r = h.run(command("study", h.tmp, batch=False))
+    assert r.returncode == 0, r.stderr
+    rows = sorted((h.tmp / "study" / "rows").rglob("*.json"))
+    assert any(json.loads(p.read_text()).get("final") is False for p in rows)
+    h.model.refuse = set()
+    paid = h.api.paid_count()
+    r = h.run(command("study", h.tmp, batch=False))
+    assert r.returncode == 0, r.stderr
+    assert h.api.paid_count() == paid + 1 and h.api.repaid_count() == 1  # only the refused request, asked again
+    assert all(json.loads(p.read_text()).get("final", True) for p in rows)

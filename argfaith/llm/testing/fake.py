@@ -209,13 +209,25 @@ class FakeAnthropicAPI:
         with self._lock:
             return len(self._batches)
 
+    def settle(self) -> None:
+        """Run every batch that has not ended yet, as the real API does whether or not anyone
+        polls it (so a batch whose id the client never learnt is billed too)."""
+        with self._lock:
+            for bid, b in self._batches.items():
+                if b["results"] is None and b["fate"] != "deleted":
+                    self._end_batch(bid)
+
     def paid_count(self) -> int:
-        """Billed generations (direct messages generated, batch requests that succeeded)."""
+        """Billed generations (direct messages generated, batch requests that succeeded), after
+        :meth:`settle`."""
+        self.settle()
         with self._lock:
             return len(self.paid)
 
     def repaid_count(self) -> int:
-        """Billed generations of a request already billed before (paid twice or more)."""
+        """Billed generations of a request already billed before (paid twice or more), after
+        :meth:`settle`."""
+        self.settle()
         with self._lock:
             c = Counter(p.fingerprint for p in self.paid)
         return sum(n - 1 for n in c.values())
@@ -260,7 +272,7 @@ class FakeAnthropicAPI:
         with self._lock:
             fail = self.failures.pop(0) if self.failures else None
         if fail is not None and not fail.lost:
-            return FakeResponse(408, {}, [], timeout=True) if fail.timeout else self._error(fail)
+            return FakeResponse(408, dict(fail.headers), [], timeout=True) if fail.timeout else self._error(fail)
         msg = self._generate(body, rules, "direct")
         if isinstance(msg, Fail):
             return self._error(msg)
@@ -404,7 +416,7 @@ class FakeAnthropicAPI:
         with self._lock:
             fail = self.batch_create_failures.pop(0) if self.batch_create_failures else None
         if fail is not None and not fail.lost:
-            return FakeResponse(408, {}, [], timeout=True) if fail.timeout else self._error(fail)
+            return FakeResponse(408, dict(fail.headers), [], timeout=True) if fail.timeout else self._error(fail)
         try:
             reqs = validate_batch_create(body, size, max_requests=self.max_batch_requests, max_bytes=self.max_batch_bytes)
         except ParamError as e:
@@ -422,7 +434,7 @@ class FakeAnthropicAPI:
         with self._lock:
             fail = self.poll_failures.pop(0) if self.poll_failures else None
             if fail is not None:
-                return FakeResponse(408, {}, [], timeout=True) if fail.timeout else self._error(fail)
+                return FakeResponse(408, dict(fail.headers), [], timeout=True) if fail.timeout else self._error(fail)
             b = self._batches.get(bid)
             if b is None or b["fate"] == "deleted":
                 return self._error(Fail(404, "not_found_error", f"message batch {bid} not found"))

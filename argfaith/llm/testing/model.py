@@ -17,7 +17,10 @@ key point judge        "Key points:"                     ``n: rating`` (word ove
 =====================  ================================  ===========================================
 
 Labels are a fixed function of the two texts (:func:`gold_label`). ``refuse`` (a set of substrings)
-makes the model decline any prompt containing one of them.
+makes the model decline any prompt containing one of them; ``truncate`` makes it run out of budget
+on such prompts: at the first (smallest) ``max_tokens`` it sees for a prompt, and any budget no
+larger, it returns half its answer with ``stop_reason: "max_tokens"``; a larger budget gets the
+whole answer.
 """
 
 from __future__ import annotations
@@ -65,9 +68,11 @@ class ArgfaithModel:
     ``refuse``: substrings whose prompts are refused; ``calls`` counts answers by prompt kind.
     """
 
-    def __init__(self, refuse: set[str] | None = None) -> None:
+    def __init__(self, refuse: set[str] | None = None, truncate: set[str] | None = None) -> None:
         self.refuse = set(refuse or ())
+        self.truncate = set(truncate or ())
         self.calls: dict[str, int] = {}
+        self._budgets: dict[str, int] = {}
 
     def kind(self, body: Mapping[str, Any]) -> str:
         u = _user_text(body)
@@ -91,6 +96,14 @@ class ArgfaithModel:
         self.calls[kind] = self.calls.get(kind, 0) + 1
         if any(s in u for s in self.refuse):
             return Reply("", refusal=True)
+        text = self._answer(kind, u)
+        if any(s in u for s in self.truncate):
+            first = self._budgets.setdefault(u, int(body["max_tokens"]))
+            if int(body["max_tokens"]) <= first:
+                return Reply(text[: len(text) // 2], stop_reason="max_tokens")
+        return text
+
+    def _answer(self, kind: str, u: str) -> str:
         if kind == "relation-multi":
             targets_part = u.split("[TARGETS]:\n", 1)[1].split("[SOURCE]: ", 1)[0]
             targets = [re.sub(r"^\d+: ", "", ln) for ln in targets_part.strip("\n").split("\n")]

@@ -63,7 +63,7 @@ def serve(api: FakeAnthropicAPI) -> Iterator[str]:
                     self.connection.shutdown(socket.SHUT_RDWR)
                 return
             if r.timeout:
-                r.status, r.headers = 408, {"content-type": "application/json"}
+                r.status, r.headers = 408, {**r.headers, "content-type": "application/json"}
                 r.chunks = [b'{"type":"error","error":{"type":"timeout_error","message":"scripted"}}']
             body = r.body
             self.send_response(r.status)

@@ -17,9 +17,10 @@ base with ``main``). Each cell records:
 * whether the output after the rerun equals that of a fault-free run (else: results lost);
 * re-paid requests: billed generations of a request billed before (the fake counts them).
 
-Cell codes in the tables: ``S`` survived (first run correct), ``R`` recovered by the rerun after a
-clean error, ``T`` recovered after a traceback, ``H`` the first run hung, ``L`` results lost (the
-output after the rerun is wrong or missing); then ``·n``: requests re-paid. Prints both tables and
+Cell codes in the tables: ``S`` survived (the first run's output is correct), ``R`` recovered by
+the rerun (the first run ended with a one-line error, was killed, or finished with refusals
+flagged), ``T`` recovered by the rerun after a traceback, ``H`` the first run hung, ``L`` results
+lost (the output after the rerun is still wrong or missing); then ``·n``: requests re-paid. Prints both tables and
 writes ``benchmarks/results/llm_faults.json``.
 """
 

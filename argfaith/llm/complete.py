@@ -27,7 +27,6 @@ is sent again (at most ``stream_retries`` times; the broken answer was billed).
 from __future__ import annotations
 
 import concurrent.futures as cf
-import hashlib
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence

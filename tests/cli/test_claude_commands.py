@@ -167,3 +167,46 @@ def test_study_redoes_what_was_built_on_refused_pairs(h):
     assert r.returncode == 0, r.stderr
     assert h.api.paid_count() == paid + 1 and h.api.repaid_count() == 1  # only the refused request, asked again
     assert all(json.loads(p.read_text()).get("final", True) for p in rows)
+
+
+def selftest_llm(tmp: Path, out: str, *, batch: bool) -> list[str]:
+    """`argfaith selftest --distortions llm`: Claude writes the distortions; the relations are mined offline
+    (`features`, so that this test is about the distortion requests only)."""
+    return ["selftest", "--debates", str(FIX / "study" / "ep_debates"), "--summaries", str(FIX / "study" / "ep_summaries"),
+            "--out", str(tmp / out), "--classifier", "features", "--distortions", "llm:claude-haiku-4-5", "--no-controls",
+            "--format", "json", "-q", *(["--llm-batch"] if batch else [])]
+
+
+def _notes(out: Path) -> list[str]:
+    return [n for p in sorted((out / "selftest" / "items").rglob("*.json")) for n in json.loads(p.read_text())["notes"]]
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["direct", "batch"])
+def test_selftest_llm_distortions_run_then_rerun_for_free(h, batch):
+    r = h.run(selftest_llm(h.tmp, "st1", batch=batch))
+    assert r.returncode == 0, r.stderr
+    asked = h.model.calls.get("distortion", 0)
+    assert asked > 0 and h.api.paid_count() == asked and h.api.repaid_count() == 0
+    assert set(json.loads(r.stdout)["kinds"]) - {"all"} == {"omit", "invert", "fabricate_support", "fabricate_attack"}
+    assert not [n for n in _notes(h.tmp / "st1") if "skipped" in n]  # every answer parsed into applicable edits
+    assert (h.api.batches_created() > 0) == batch
+    # A fresh self-test folder: the distortions come from the request cache, nothing is paid again.
+    r = h.run(selftest_llm(h.tmp, "st2", batch=batch))
+    assert r.returncode == 0, r.stderr
+    assert h.api.paid_count() == asked and h.model.calls["distortion"] == asked
+
+
+def test_selftest_llm_distortion_refusals_are_reported_and_not_cached(h):
+    h.model.refuse = {"TASK (invert)"}
+    r = h.run(selftest_llm(h.tmp, "st1", batch=False))
+    assert r.returncode == 0, r.stderr
+    refused = [n for n in _notes(h.tmp / "st1") if "declined" in n]
+    assert refused and all(n.startswith("invert about ") for n in refused)
+    assert "invert" not in json.loads(r.stdout)["kinds"]
+    h.model.refuse = set()
+    paid = h.api.paid_count()
+    r = h.run(selftest_llm(h.tmp, "st2", batch=False))
+    assert r.returncode == 0, r.stderr
+    assert "invert" in json.loads(r.stdout)["kinds"] and not [n for n in _notes(h.tmp / "st2") if "declined" in n]
+    # only the refused requests were asked again (a refusal is billed, so each is re-paid once)
+    assert h.api.paid_count() == paid + len(refused) and h.api.repaid_count() == len(refused)

@@ -9,7 +9,7 @@ from pathlib import Path
 from argfaith.datasets.kpa import load_kpa
 from argfaith.llm import RequestCache
 from argfaith.llm.testing import ArgfaithModel, FakeAnthropicAPI
-from argfaith.metrics.kpa_matcher import ClaudeKeyPointJudge
+from argfaith.kpa.matchers import ClaudeKeyPointJudge
 from argfaith.mining.classifiers.base import PairQuery
 from argfaith.mining.classifiers.claude import ClaudeRelationClassifier
 from argfaith.mining.extract import LLMExtractor

@@ -14,6 +14,9 @@ summary                "comprehensive summary"           a fixed two-sentence su
 argument extraction    ``<|UNITS|>`` and ``<text>``      the text's sentences as a JSON array
 alignment judge        "Summary statement:"              ``n: rating`` (word overlap × 100)
 key point judge        "Key points:"                     ``n: rating`` (word overlap × 100)
+summary distortion     "SUMMARY, sentence by sentence:"  JSON edits: omit deletes the last sentence,
+                       and ``TASK (kind)``               invert rewrites S1, fabricate_* insert one
+                                                         sentence before S1
 =====================  ================================  ===========================================
 
 Labels are a fixed function of the two texts (:func:`gold_label`). ``refuse`` (a set of substrings)
@@ -76,6 +79,8 @@ class ArgfaithModel:
 
     def kind(self, body: Mapping[str, Any]) -> str:
         u = _user_text(body)
+        if "SUMMARY, sentence by sentence:" in u and "TASK (" in u:
+            return "distortion"
         if "[TARGETS]:" in u:
             return "relation-multi"
         if "\n[SOURCE]: " in u and "\n[TARGET]: " in u:
@@ -127,4 +132,16 @@ class ArgfaithModel:
             argument = u.split("Argument: ", 1)[1].split("\n", 1)[0]
             kps = re.findall(r"^(\d+)\. (.*)$", u.split("Key points:", 1)[1], re.M)
             return "\n".join(f"{i}: {_overlap(argument, t)}" for i, t in kps)
+        if kind == "distortion":
+            task = re.search(r"^TASK \((\w+)\)", u, re.M)
+            n = len(re.findall(r"^\[S\d+\] ", u, re.M))
+            what = task.group(1) if task else ""
+            if what == "omit" and n >= 2:
+                edits = [{"op": "delete", "sentence": n}]
+            elif what == "invert" or what == "omit":
+                edits = [{"op": "replace", "sentence": 1, "text": "Speakers opposed the provision, arguing that it harms citizens."}]
+            else:
+                verb = "opposed" if what == "fabricate_attack" else "backed"
+                edits = [{"op": "insert_after", "sentence": 0, "text": f"Several speakers {verb} the provision for its effect on citizens."}]
+            return json.dumps({"edits": edits, "original_stance": "support"})
         return "ok"

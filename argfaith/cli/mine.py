@@ -186,7 +186,9 @@ def mine(
         u = seg.runner.usage.snapshot()
         print(
             f"LLM argument extraction ({seg.model}): {st['located']} units located; dropped: {dropped_llm}; "
-            f"{st['fallback_texts']} text(s) fell back to sentences (unreadable answer); {u.requests} request(s) sent, "
+            f"{st['fallback_texts']} text(s) fell back to sentences (unreadable answer or refusal"
+            + (f": {st['refused_texts']} refused, asked again by a rerun" if st.get("refused_texts") else "")
+            + f"); {u.requests} request(s) sent, "
             f"{u.cache_hits} cached, {u.input_tokens:,} + {u.output_tokens:,} tokens, "
             + ("cost n/a" if u.cost_usd is None else f"${u.cost_usd:,.4f}"),
             file=sys.stderr,
@@ -253,5 +255,27 @@ def mine(
         file=sys.stderr,
     )
     print(density_line(plan.kind, len(q.attacks), len(q.supports), s.n_pairs), file=sys.stderr)
+    if s.n_unanswered:
+        print(
+            f"warning: {s.n_unanswered:,} pair(s) got the fallback label because the model refused or the request "
+            "failed; they are not checkpointed or cached: rerun the same command to ask for them again",
+            file=sys.stderr,
+        )
+    _print_llm_usage(clf)
     if not q.is_acyclic() and plan.kind == "debate":  # pragma: no cover - guarded by the builder
         raise ConfigurationError("internal error: a source QBAF came out cyclic")
+
+
+def _print_llm_usage(clf: Any) -> None:
+    """One line of Claude usage (requests, cache hits, refusals, truncations, cost) after mining."""
+    if not str(getattr(clf, "name", "")).startswith("claude"):
+        return
+    u = clf.usage
+    x = u.extra or {}
+    notes = [f"{int(x[k])} {k}" for k in ("refusals", "truncated") if x.get(k)]
+    print(
+        f"{clf.name}: {u.calls:,} request(s) sent, {u.cache_hits:,} answered from the request cache, {u.errors} failed"
+        + (f", {', '.join(notes)}" if notes else "")
+        + ("; cost n/a" if not x.get("cost_known", 1.0) else f"; ${u.cost_usd:,.4f}"),
+        file=sys.stderr,
+    )

@@ -62,7 +62,9 @@ def summarize(
     )
     typer.echo(msg, err=True)
     if res.truncated:
-        typer.echo(f"warning: the summary stopped at --max-tokens {max_tokens} and is truncated", err=True)
+        budget = max_tokens * 2**res.escalations
+        typer.echo(f"warning: the summary is truncated: it stopped at its output budget even with up to {budget:,} "
+                   f"tokens (--max-tokens {max_tokens}, doubled {res.escalations} time(s))", err=True)
 
 
 def _print_estimate(d, *, model, title, max_tokens, rc, estimate) -> None:  # type: ignore[no-untyped-def]

@@ -621,7 +621,8 @@ class ClaudeKeyPointJudge:
     client, http_client
         Injected Anthropic client / httpx client (tests); default: built from ``ANTHROPIC_API_KEY``.
 
-    Answers that leave a key point unrated give it score 0; :attr:`diagnostics` counts them.
+    Answers that leave a key point unrated give it score 0; :attr:`diagnostics` counts them, and
+    the requests the model declined (``refused_requests``: not cached, a rerun asks again).
     """
 
     name = "claude"
@@ -691,7 +692,9 @@ class ClaudeKeyPointJudge:
             scores = parse_judge_answer(answers[req.key].text, len(kp_ids))
             unrated += sum(1 for s in scores if s is None)
             out[a] = {k: (0.0 if s is None else s) for k, s in zip(kp_ids, scores)}
-        self.diagnostics = {"requests": len(reqs), "unrated_pairs": unrated, "usage": runner.usage.snapshot().as_dict()}
+        refused = sum(1 for _, _, r in reqs if answers[r.key].refused)  # unrated; not cached, a rerun asks again
+        self.diagnostics = {"requests": len(reqs), "unrated_pairs": unrated, "refused_requests": refused,
+                            "usage": runner.usage.snapshot().as_dict()}
         return out
 
     def describe(self) -> dict[str, Any]:

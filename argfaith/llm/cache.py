@@ -12,12 +12,19 @@ Safety:
   SIGKILL keeps every answer stored before the kill and the file stays consistent;
 * one connection per cache object guarded by a lock (thread-safe); several processes may share a
   file (sqlite locking, 30 s busy timeout);
-* the first answer stored for a key wins (``INSERT OR IGNORE``), so concurrent writers agree;
+* the first answer stored for a key wins (``INSERT OR IGNORE``), so concurrent writers agree —
+  except over a refusal stored by argfaith before issue 16 (refusals are no longer stored, and
+  such rows are neither returned nor counted: the request is asked again).
 * on a network filesystem (NFS, SMB, Lustre, GPFS, CephFS, ...: an output or cache folder shared
   by a cluster) WAL's shared-memory index does not work, so the file is opened in exclusive
   locking mode (no ``-shm`` file; the WAL index lives in the process's heap). One process then
   holds the file for as long as it is open: in a distributed study that is the process that owns
   the request budget (:mod:`argfaith.study.broker`); workers never open the cache.
+
+Batch bookkeeping (:mod:`argfaith.llm.batches`): a *submission intent* (the custom ids about to be
+sent) is committed before each ``POST /v1/messages/batches`` and replaced by the batch id, in one
+transaction, when the API answers; an intent left behind by a crash or a lost response is matched
+against the API's batch list on the next run, so no batch is submitted twice.
 """
 
 from __future__ import annotations
@@ -168,7 +175,16 @@ CREATE TABLE IF NOT EXISTS batch_requests (
     PRIMARY KEY (custom_id, batch_id)
 );
 CREATE INDEX IF NOT EXISTS batch_requests_by_batch ON batch_requests (batch_id);
+CREATE TABLE IF NOT EXISTS batch_intents (
+    intent_id TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    custom_ids TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
 """
+
+# Rows that are answers (a refusal stored by an older argfaith is not one).
+_ANSWER = "(stop_reason IS NULL OR stop_reason != 'refusal')"
 
 
 class RequestCache:
@@ -224,7 +240,7 @@ class RequestCache:
             row = self._conn.execute(
                 "SELECT text, model, template_version, stop_reason, input_tokens, output_tokens, "
                 "cache_creation_input_tokens, cache_read_input_tokens, input_chars, route, created_at "
-                "FROM responses WHERE key=?",
+                f"FROM responses WHERE key=? AND {_ANSWER}",
                 (key,),
             ).fetchone()
         return None if row is None else _row_to_response(row)
@@ -238,7 +254,7 @@ class RequestCache:
             q = (
                 "SELECT key, text, model, template_version, stop_reason, input_tokens, output_tokens, "
                 "cache_creation_input_tokens, cache_read_input_tokens, input_chars, route, created_at "
-                f"FROM responses WHERE key IN ({','.join('?' * len(chunk))})"
+                f"FROM responses WHERE key IN ({','.join('?' * len(chunk))}) AND {_ANSWER}"
             )
             with self._lock:
                 rows = self._conn.execute(q, chunk).fetchall()
@@ -246,12 +262,22 @@ class RequestCache:
                 out[r[0]] = _row_to_response(r[1:])
         return out
 
-    def put(self, key: str, response: CachedResponse) -> None:
-        """Store an answer (committed immediately; an existing entry for ``key`` is kept)."""
+    def put(self, key: str, response: CachedResponse) -> bool:
+        """Store an answer (committed immediately); True if stored, False if ``key`` already had one.
+
+        A refusal is never stored (it is not an answer: a rerun asks again).
+        """
+        if response.stop_reason == "refusal":
+            return False
         u = response.usage
         with self._lock:
-            self._conn.execute(
-                "INSERT OR IGNORE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            cur = self._conn.execute(
+                "INSERT INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(key) DO UPDATE SET "
+                "model=excluded.model, template_version=excluded.template_version, text=excluded.text, "
+                "stop_reason=excluded.stop_reason, input_tokens=excluded.input_tokens, output_tokens=excluded.output_tokens, "
+                "cache_creation_input_tokens=excluded.cache_creation_input_tokens, "
+                "cache_read_input_tokens=excluded.cache_read_input_tokens, input_chars=excluded.input_chars, "
+                "route=excluded.route, created_at=excluded.created_at WHERE responses.stop_reason = 'refusal'",
                 (
                     key,
                     response.model,
@@ -267,14 +293,15 @@ class RequestCache:
                     response.created_at or time.time(),
                 ),
             )
+            return cur.rowcount > 0
 
     def __contains__(self, key: object) -> bool:
         with self._lock:
-            return self._conn.execute("SELECT 1 FROM responses WHERE key=?", (key,)).fetchone() is not None
+            return self._conn.execute(f"SELECT 1 FROM responses WHERE key=? AND {_ANSWER}", (key,)).fetchone() is not None
 
     def __len__(self) -> int:
         with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+            return int(self._conn.execute(f"SELECT COUNT(*) FROM responses WHERE {_ANSWER}").fetchone()[0])
 
     def token_samples(self, model: str | None = None) -> Iterator[tuple[int, int]]:
         """(prompt characters, billed prompt tokens) of stored answers, for
@@ -292,8 +319,9 @@ class RequestCache:
         yield from ((int(a), int(b)) for a, b in rows)
 
     # -- batch bookkeeping (used by argfaith.llm.batches) -----------------------------------------
-    def record_batch(self, batch_id: str, model: str, custom_ids: Iterable[str]) -> None:
-        """Persist a submitted batch and its custom ids in one transaction."""
+    def record_batch(self, batch_id: str, model: str, custom_ids: Iterable[str], *, intent_id: str | None = None) -> None:
+        """Persist a submitted batch and its custom ids (and drop its submission intent) in one
+        transaction."""
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -303,10 +331,44 @@ class RequestCache:
                 self._conn.executemany(
                     "INSERT OR IGNORE INTO batch_requests VALUES (?,?)", ((c, batch_id) for c in custom_ids)
                 )
+                if intent_id is not None:
+                    self._conn.execute("DELETE FROM batch_intents WHERE intent_id=?", (intent_id,))
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+
+    def record_intent(self, intent_id: str, model: str, custom_ids: Iterable[str], created_at: float | None = None) -> None:
+        """Persist the custom ids of a batch about to be submitted (before the HTTP request)."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO batch_intents VALUES (?,?,?,?)",
+                (intent_id, model, json.dumps(list(custom_ids)), time.time() if created_at is None else created_at),
+            )
+
+    def drop_intent(self, intent_id: str) -> None:
+        """Forget a submission intent (the batch was certainly not created)."""
+        with self._lock:
+            self._conn.execute("DELETE FROM batch_intents WHERE intent_id=?", (intent_id,))
+
+    def open_intents(self) -> list[tuple[str, str, list[str], float]]:
+        """Submission intents whose outcome is unknown: (intent id, model, custom ids, time)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT intent_id, model, custom_ids, created_at FROM batch_intents ORDER BY created_at"
+            ).fetchall()
+        return [(r[0], r[1], list(json.loads(r[2])), float(r[3])) for r in rows]
+
+    def known_batch_ids(self) -> set[str]:
+        """Every batch id recorded in this cache (any status)."""
+        with self._lock:
+            return {r[0] for r in self._conn.execute("SELECT batch_id FROM batches").fetchall()}
+
+    def batch_custom_ids(self, batch_id: str) -> set[str]:
+        """The custom ids recorded for ``batch_id``."""
+        with self._lock:
+            rows = self._conn.execute("SELECT custom_id FROM batch_requests WHERE batch_id=?", (batch_id,)).fetchall()
+        return {r[0] for r in rows}
 
     def set_batch_status(self, batch_id: str, status: str) -> None:
         with self._lock:

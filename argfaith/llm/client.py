@@ -8,8 +8,11 @@ from the API is obeyed. argfaith raises the retry budget from the SDK's default 
 rate-limit and overload bursts rather than fail half-way.
 
 The key is read from ``ANTHROPIC_API_KEY`` and handed to the SDK only; it is never logged,
-cached, written or put in an error message. :func:`make_client` also installs a logging filter
-that masks the key should any library log it.
+cached, written or put in an error message. :func:`make_client` also installs a log-record
+factory that masks the key in every log record of the process — message, arguments and exception
+text — whichever logger (``anthropic._base_client``, ``httpx2``, ...) created it. (A filter on the
+parent loggers would not do: Python applies a logger's filters only to records logged on that
+logger itself, not to those propagated from its children.)
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import contextlib
 import logging
 import os
 import threading
+import traceback
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -68,37 +72,44 @@ def override_http_client(http_client: httpx2.Client) -> Iterator[httpx2.Client]:
             _http_client_override = previous
 
 
-class _RedactKey(logging.Filter):
-    """Replaces the API key in log records by ``[REDACTED]`` (defence in depth)."""
-
-    def __init__(self, secret: str) -> None:
-        super().__init__("argfaith-redact")
-        self._secret = secret
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            msg = record.getMessage()
-        except Exception:  # a broken record is not ours to fix
-            return True
-        if self._secret in msg:
-            record.msg, record.args = msg.replace(self._secret, "[REDACTED]"), None
-        if record.exc_text and self._secret in record.exc_text:
-            record.exc_text = record.exc_text.replace(self._secret, "[REDACTED]")
-        return True
+_secrets: set[str] = set()
+_factory_lock = threading.Lock()
+_factory_installed = False
 
 
-_redacted: set[int] = set()
+def _redact(text: str) -> str:
+    for secret in _secrets:
+        if secret in text:
+            text = text.replace(secret, "[REDACTED]")
+    return text
 
 
 def _install_redaction(secret: str) -> None:
-    # One filter per distinct key, on the loggers of the SDK and its HTTP stack.
-    h = hash(secret)
-    if h in _redacted:
-        return
-    _redacted.add(h)
-    f = _RedactKey(secret)
-    for name in ("anthropic", "httpx2", "httpcore2", "httpx", "httpcore", "argfaith"):
-        logging.getLogger(name).addFilter(f)
+    """Mask ``secret`` in every log record created from now on (see the module docstring)."""
+    global _factory_installed
+    with _factory_lock:
+        _secrets.add(secret)
+        if _factory_installed:
+            return
+        previous = logging.getLogRecordFactory()
+
+        def factory(*args: object, **kwargs: object) -> logging.LogRecord:
+            record = previous(*args, **kwargs)
+            try:
+                msg = record.getMessage()
+            except Exception:  # a broken record is not ours to fix
+                return record
+            clean = _redact(msg)
+            if clean != msg:
+                record.msg, record.args = clean, None
+            if record.exc_info and record.exc_info[0] is not None:
+                text = "".join(traceback.format_exception(*record.exc_info))
+                if _redact(text) != text:
+                    record.exc_text, record.exc_info = _redact(text).rstrip("\n"), None
+            return record
+
+        logging.setLogRecordFactory(factory)
+        _factory_installed = True
 
 
 def make_client(

@@ -7,6 +7,21 @@ see :mod:`argfaith.llm.batches`). Every answer is stored in the cache the moment
 interrupted run loses nothing and a rerun sends only the missing requests. Nothing here knows about
 arguments or debates: the relation classifier (mining) and an LLM alignment judge (metrics) both
 build requests with :func:`build_request` and read :class:`Completion` objects.
+
+What is an answer (docs/llm.md has the table per stop reason and error class):
+
+* ``end_turn`` / ``stop_sequence`` (and anything else the API ends with) — final, cached;
+* ``max_tokens`` — the answer (or the model's thinking) did not fit: it is cached as what the API
+  returned for that budget, and the runner asks again with twice the budget (a new request with
+  its own cache key), up to ``max_escalations`` times and the model's output limit; what is still
+  truncated then is returned with ``truncated`` set and counted in ``usage.truncated``;
+* ``refusal`` — the model declined: billed, returned with ``refused`` set (``ok`` is False),
+  counted in ``usage.refusals`` and NOT cached, so a rerun asks again;
+* HTTP errors after the SDK's retries — see :func:`argfaith.llm.errors.describe_api_error`.
+
+Requests whose answers may take long (``max_tokens`` above ``stream_above_tokens``) are streamed,
+so the read timeout bounds the gap between chunks, not the whole answer; a stream that breaks off
+is sent again (at most ``stream_retries`` times; the broken answer was billed).
 """
 
 from __future__ import annotations
@@ -15,7 +30,7 @@ import concurrent.futures as cf
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from argfaith.llm.cache import CachedResponse, RequestCache, request_key
@@ -37,6 +52,20 @@ __all__ = [
 
 #: Called after each answered request: (requests done, requests total, the request's key).
 RequestProgress = Callable[[int, int, str], None]
+
+#: Seconds between polls of a message batch, unless ``$ARGFAITH_BATCH_POLL_SECONDS`` says otherwise.
+DEFAULT_POLL_INTERVAL = 30.0
+
+
+def default_poll_interval() -> float:
+    """``$ARGFAITH_BATCH_POLL_SECONDS`` if set to a positive number, else :data:`DEFAULT_POLL_INTERVAL`."""
+    import os
+
+    try:
+        v = float(os.environ.get("ARGFAITH_BATCH_POLL_SECONDS", ""))
+    except ValueError:
+        return DEFAULT_POLL_INTERVAL
+    return v if v > 0 else DEFAULT_POLL_INTERVAL
 
 
 def build_request(
@@ -85,6 +114,8 @@ def build_request(
         chars = sum(len(b.get("text", "")) for b in blocks)
     if card is not None and card.thinking == "disable":
         params["thinking"] = {"type": "disabled"}
+    elif card is not None and card.thinking == "between_tools":
+        params["thinking"] = {"type": "between_tools"}
     elif card is not None and card.thinking == "always-on":
         params["max_tokens"] = int(max_tokens) + card.thinking_headroom
     if extra_params:
@@ -114,13 +145,25 @@ class LLMRunner:
     use_batches
         Send uncached requests through the Message Batches API instead (50% cheaper, slower).
     poll_interval
-        Seconds between batch status polls.
+        Seconds between batch status polls (default :func:`default_poll_interval`).
+    max_batch_size, max_batch_bytes
+        Requests and serialized bytes per submitted batch (the API allows 100,000 and 256 MB;
+        the byte default keeps a 10% margin for the SDK's serialization).
+    max_poll_failures
+        Consecutive failed polls (after the SDK's retries) of one batch before the run stops with
+        a resumable error; also the number of attempts to read one batch's results.
     on_error
         ``"raise"``: after the run, raise :class:`LLMRequestError` if any request failed after the
         SDK's retries; ``"return"``: return failed completions with ``error`` set. Fatal errors
         (bad key, unknown model, invalid request) always raise at once.
+    max_escalations
+        How many times a ``max_tokens`` stop is asked again with twice the budget.
+    stream_above_tokens
+        Direct requests with a larger ``max_tokens`` are streamed.
+    stream_retries
+        How many times a stream that broke off is sent again.
     sleep
-        Sleep function for batch polling (tests pass a no-op).
+        Sleep function for batch polling and stream retries (tests pass a no-op).
     """
 
     model: str
@@ -129,9 +172,14 @@ class LLMRunner:
     cache: RequestCache | None = None
     max_concurrency: int = 4
     use_batches: bool = False
-    poll_interval: float = 30.0
+    poll_interval: float = field(default_factory=default_poll_interval)
     max_batch_size: int = 10_000
+    max_batch_bytes: int = 230_000_000
+    max_poll_failures: int = 10
     on_error: Literal["raise", "return"] = "raise"
+    max_escalations: int = 2
+    stream_above_tokens: int = 4096
+    stream_retries: int = 2
     sleep: Callable[[float], None] = time.sleep
     usage: UsageMeter = field(init=False)
     _client_lock: threading.Lock = field(init=False, default_factory=threading.Lock, repr=False)
@@ -165,6 +213,9 @@ class LLMRunner:
     def run(self, requests: Sequence[LLMRequest], *, progress: RequestProgress | None = None) -> dict[str, Completion]:
         """Answer every request; returns key → completion (duplicates answered once).
 
+        A ``max_tokens`` stop is asked again with larger budgets (module docstring); the
+        completion keeps the key of the request as given.
+
         Raises
         ------
         MissingAPIKeyError
@@ -175,10 +226,50 @@ class LLMRunner:
         unique: dict[str, LLMRequest] = {}
         for r in requests:
             unique.setdefault(r.key, r)
-        total = len(unique)
+        out = self._answer(list(unique.values()), progress)
+        current = dict(unique)
+        for level in range(1, self.max_escalations + 1):
+            todo: dict[str, LLMRequest] = {}
+            for k, c in out.items():
+                if c.truncated and c.error is None:
+                    bigger = self._larger_budget(current[k])
+                    if bigger is not None:
+                        todo[k] = bigger
+            if not todo:
+                break
+            got = self._answer(list(todo.values()), None)
+            for k, r in todo.items():
+                out[k] = replace(got[r.key], key=k, escalations=level)
+                current[k] = r
+        truncated = sum(1 for c in out.values() if c.truncated and c.error is None)
+        if truncated:
+            self.usage.add(truncated=truncated)
+        failed = [c for c in out.values() if c.error is not None]
+        if failed and self.on_error == "raise":
+            sent = sum(1 for c in out.values() if c.route != "cache")
+            finished = sent - len(failed)
+            raise LLMRequestError(
+                f"{len(failed)} of {sent} request(s) failed ({failed[-1].error}); "
+                f"{finished} answered request(s) are cached, rerun to send only the missing ones",
+                failed=len(failed),
+                finished=finished,
+            )
+        return out
+
+    def _larger_budget(self, req: LLMRequest) -> LLMRequest | None:
+        """``req`` with twice the output budget, capped at the model's output limit (None: at the cap)."""
+        card = price_for(req.model, strict=False)
+        cap = card.max_output if card is not None else 4 * req.max_tokens
+        if req.max_tokens >= cap:
+            return None
+        return req.with_max_tokens(min(cap, 2 * req.max_tokens))
+
+    def _answer(self, requests: list[LLMRequest], progress: RequestProgress | None) -> dict[str, Completion]:
+        """Completions of ``requests`` (unique keys): from the cache, else from the chosen route."""
+        total = len(requests)
         out: dict[str, Completion] = {}
         done = 0
-        cached = self.cache.get_many(unique) if self.cache is not None else {}
+        cached = self.cache.get_many(r.key for r in requests) if self.cache is not None else {}
         for key, hit in cached.items():
             out[key] = Completion(key, hit.text, hit.stop_reason, hit.usage, route="cache")
             done += 1
@@ -186,7 +277,7 @@ class LLMRunner:
                 progress(done, total, key)
         if cached:
             self.usage.add(cache_hits=len(cached))
-        pending = [r for k, r in unique.items() if k not in out]
+        pending = [r for r in requests if r.key not in out]
         if not pending:
             return out
 
@@ -203,15 +294,6 @@ class LLMRunner:
         else:
             got = self._run_direct(pending, on_done=tick)
         out.update(got)
-        failed = [c for c in got.values() if not c.ok]
-        if failed and self.on_error == "raise":
-            finished = len(got) - len(failed)
-            raise LLMRequestError(
-                f"{len(failed)} of {len(pending)} request(s) failed ({failed[-1].error}); "
-                f"{finished} answered request(s) are cached, rerun to send only the missing ones",
-                failed=len(failed),
-                finished=finished,
-            )
         return out
 
     # -- direct route ---------------------------------------------------------------------------
@@ -262,11 +344,36 @@ class LLMRunner:
             raise e
         return out
 
+    def _create(self, client: anthropic.Anthropic, req: LLMRequest) -> object:
+        """One Messages API call: streamed for long answers (retried if the stream breaks off)."""
+        import anthropic as _anthropic
+        import httpx2
+
+        if req.max_tokens <= self.stream_above_tokens:
+            return client.messages.create(**req.params)
+        for attempt in range(self.stream_retries + 1):
+            try:
+                with client.messages.stream(**req.params) as stream:
+                    return stream.get_final_message()
+            except httpx2.HTTPError as e:  # raw transport error: the stream broke off mid-answer
+                broken: BaseException = e
+            except _anthropic.APIStatusError as e:
+                if e.status_code != 200:  # an HTTP error before the stream began (SDK-retried)
+                    raise
+                broken = e  # an error event in the middle of the stream
+            if attempt == self.stream_retries:
+                raise _anthropic.APIConnectionError(
+                    message=f"the answer stream broke off {attempt + 1} time(s) ({type(broken).__name__})",
+                    request=httpx2.Request("POST", "https://api.anthropic.com/v1/messages"),
+                ) from None
+            self.sleep(min(8.0, 0.5 * 2**attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def _send(self, client: anthropic.Anthropic, req: LLMRequest) -> Completion:
         import anthropic as _anthropic
 
         try:
-            msg = client.messages.create(**req.params)
+            msg = self._create(client, req)
         except (_anthropic.APIError, _anthropic.APIConnectionError) as e:
             what, is_fatal = describe_api_error(e)
             self.usage.add(errors=1)
@@ -276,10 +383,12 @@ class LLMRunner:
         counts = TokenCounts.from_api(getattr(msg, "usage", None))
         text = message_text(msg)
         stop_reason = getattr(msg, "stop_reason", None)
-        if self.cache is not None:
+        self.usage.add_response(counts, batch=False)
+        if stop_reason == "refusal":
+            self.usage.add(refusals=1)  # billed, but not an answer: not cached, a rerun asks again
+        elif self.cache is not None:
             self.cache.put(
                 req.key,
                 CachedResponse(text, req.model, req.template_version, stop_reason, counts, req.input_chars, "direct"),
             )
-        self.usage.add_response(counts, batch=False)
         return Completion(req.key, text, stop_reason, counts, route="direct")

@@ -49,7 +49,7 @@ __all__ = [
 #: reproduce the paper's setting.
 DEFAULT_MODEL = "claude-haiku-5-5"
 
-ThinkingPolicy = Literal["disable", "default-off", "always-on"]
+ThinkingPolicy = Literal["disable", "between_tools", "default-off", "always-on"]
 
 # Characters per token of English prose (heuristic; calibrate with TokenEstimator.calibrate).
 _CHARS_PER_TOKEN_V1 = 3.5  # tokenizer of Claude Haiku 4.5 / Sonnet 4.5 and earlier
@@ -77,9 +77,14 @@ class ModelPrice:
         Offline token-estimate ratio for this model's tokenizer.
     thinking
         ``"disable"``: thinks by default and accepts ``thinking={"type": "disabled"}``, which
-        argfaith sends so that answers are plain text like the paper's; ``"default-off"``: does
-        not think unless asked (nothing sent); ``"always-on"``: cannot disable thinking
-        (argfaith adds ``thinking_headroom`` to ``max_tokens``).
+        argfaith sends so that answers are plain text like the paper's; ``"between_tools"``:
+        thinks by default, rejects ``disabled`` and turns up-front thinking off with
+        ``thinking={"type": "between_tools"}`` (without tools: no thinking), which argfaith
+        sends; ``"default-off"``: does not think unless asked (nothing sent); ``"always-on"``:
+        cannot disable thinking (argfaith adds ``thinking_headroom`` to ``max_tokens``).
+    max_output
+        The model's output limit in tokens (the cap when a ``max_tokens`` stop is retried with a
+        larger budget).
     long_context_threshold, long_input, long_output
         Prompts above the threshold (input + cache tokens) bill at the long-context rates.
     source
@@ -97,47 +102,55 @@ class ModelPrice:
     chars_per_token: float = _CHARS_PER_TOKEN_V2
     thinking: ThinkingPolicy = "default-off"
     thinking_headroom: int = 0
+    max_output: int = 64_000
     long_context_threshold: int | None = None
     long_input: float | None = None
     long_output: float | None = None
     source: str = ""
 
 
-_OVERVIEW = "platform.claude.com/docs/en/about-claude/models/overview (checked 2026-11-29)"
+_DOCS = "https://platform.claude.com/docs/en/models"
+_CHECKED = "checked 2026-12-01"
 
-#: Known models. Aliases map to the same card (see :func:`price_for`).
+#: Known models. Aliases map to the same card (see :func:`price_for`). Minimum cacheable prefixes
+#: of the 5.x models are NOT on the official pages we could read (third-party pages say 512
+#: tokens; issue 16): the cards keep the larger, conservative values, which under- rather than
+#: over-state caching savings; ``benchmarks/llm_cost.py --min-cache-tokens 512`` shows the other case.
 PRICES: dict[str, ModelPrice] = {
     p.model: p
     for p in (
         ModelPrice(
             "claude-haiku-5-5", 0.10, 0.50,
-            # The min cacheable length of Haiku 5.5 is not in the docs we could read: assume the
-            # Haiku 4.5 value (4,096), which under- rather than over-states caching savings.
-            min_cache_tokens=4096, thinking="disable",
+            min_cache_tokens=4096, thinking="disable", max_output=128_000,
             long_context_threshold=100_000, long_input=0.50, long_output=2.50,
-            source="platform.claude.com/docs/en/models/haiku-5-5/overview (checked 2026-11-29)",
+            source=f"{_DOCS}/haiku-5-5/overview; thinking: .../haiku-5-5/whats-new-haiku-5-5 ({_CHECKED})",
         ),
         ModelPrice(
             "claude-haiku-4-5", 1.00, 5.00, min_cache_tokens=4096,
-            chars_per_token=_CHARS_PER_TOKEN_V1, thinking="default-off",
-            source="platform.claude.com/docs/en/models/haiku-4-5/overview (Legacy; checked 2026-11-29)",
+            chars_per_token=_CHARS_PER_TOKEN_V1, thinking="default-off", max_output=64_000,
+            source=f"{_DOCS}/haiku-4-5/overview (Legacy; {_CHECKED})",
         ),
         ModelPrice(
-            "claude-sonnet-5-5", 2.00, 10.00, cache_read=0.05, min_cache_tokens=1024,
-            thinking="always-on", thinking_headroom=2048, source=_OVERVIEW,
+            # Cache read $0.20 / MTok = 0.1 x input (the card said 0.05); thinking is adaptive,
+            # not always on, and is turned off with between_tools ("disabled" is a 400).
+            "claude-sonnet-5-5", 2.00, 10.00, cache_read=0.10, min_cache_tokens=1024,
+            thinking="between_tools", max_output=128_000,
+            source=f"{_DOCS}/sonnet-5-5/overview; .../sonnet-5-5/whats-new-sonnet-5-5 ({_CHECKED})",
         ),
         ModelPrice(
             "claude-sonnet-4-5", 3.00, 15.00, min_cache_tokens=1024,
-            chars_per_token=_CHARS_PER_TOKEN_V1, thinking="default-off",
+            chars_per_token=_CHARS_PER_TOKEN_V1, thinking="default-off", max_output=64_000,
             source="paper's Sonnet 4.5 row; pricing page (checked 2026-11-29)",
         ),
         ModelPrice(
             "claude-opus-5-5", 4.00, 20.00, cache_read=0.05, min_cache_tokens=1024,
-            thinking="always-on", thinking_headroom=2048, source=_OVERVIEW,
+            thinking="always-on", thinking_headroom=2048, max_output=128_000,
+            source=f"{_DOCS}/opus-5-5/overview; .../opus-5-5/whats-new-opus-5-5#thinking-cant-be-disabled ({_CHECKED})",
         ),
         ModelPrice(
             "claude-fable-5-1", 10.00, 50.00, cache_read=0.025, min_cache_tokens=1024,
-            thinking="always-on", thinking_headroom=2048, source=_OVERVIEW,
+            thinking="always-on", thinking_headroom=2048, max_output=128_000,
+            source=f"{_DOCS}/fable-5-1/overview ('cache reads cut to a quarter'; {_CHECKED})",
         ),
     )
 }
@@ -183,21 +196,28 @@ def price_for(model: str, *, strict: bool = True) -> ModelPrice | None:
 
 @dataclass(frozen=True, slots=True)
 class TokenCounts:
-    """Token counts of one response (the API's ``usage`` block)."""
+    """Token counts of one response (the API's ``usage`` block).
+
+    ``cache_write_1h_tokens`` is the part of ``cache_creation_input_tokens`` written with the
+    1-hour TTL (``usage.cache_creation.ephemeral_1h_input_tokens``), billed at ``cache_write_1h``.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    cache_write_1h_tokens: int = 0
 
     @classmethod
     def from_api(cls, usage: object) -> TokenCounts:
         """From an SDK ``Usage`` object (missing cache fields count as 0)."""
+        detail = getattr(usage, "cache_creation", None)
         return cls(
             int(getattr(usage, "input_tokens", 0) or 0),
             int(getattr(usage, "output_tokens", 0) or 0),
             int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
             int(getattr(usage, "cache_read_input_tokens", 0) or 0),
+            int(getattr(detail, "ephemeral_1h_input_tokens", 0) or 0),
         )
 
     def __add__(self, other: TokenCounts) -> TokenCounts:
@@ -206,11 +226,15 @@ class TokenCounts:
             self.output_tokens + other.output_tokens,
             self.cache_creation_input_tokens + other.cache_creation_input_tokens,
             self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
 
 def cost_usd(price: ModelPrice, counts: TokenCounts, *, batch: bool = False, cache_ttl: str = "5m") -> float:
     """USD cost of one request's tokens under ``price`` (see the module docstring for the model).
+
+    Cache writes are billed at the 1-hour rate for ``counts.cache_write_1h_tokens`` and at the
+    ``cache_ttl`` rate (``"5m"`` or ``"1h"``) for the rest.
 
     Examples
     --------
@@ -225,9 +249,11 @@ def cost_usd(price: ModelPrice, counts: TokenCounts, *, batch: bool = False, cac
     inp = price.long_input if long and price.long_input is not None else price.input
     out = price.long_output if long and price.long_output is not None else price.output
     write = price.cache_write_1h if cache_ttl == "1h" else price.cache_write_5m
+    w1 = min(counts.cache_write_1h_tokens, counts.cache_creation_input_tokens)
     usd = (
         counts.input_tokens * inp
-        + counts.cache_creation_input_tokens * inp * write
+        + (counts.cache_creation_input_tokens - w1) * inp * write
+        + w1 * inp * price.cache_write_1h
         + counts.cache_read_input_tokens * inp * price.cache_read
         + counts.output_tokens * out
     ) / 1e6
@@ -290,11 +316,13 @@ class TokenEstimator:
 class UsageSnapshot:
     """Cumulative usage of an LLM runner (a frozen copy; see :class:`UsageMeter`).
 
-    ``requests`` counts API requests that returned an answer (direct or in a batch);
-    ``batch_requests`` the subset answered through the Batches API; ``cache_hits`` requests
-    answered from the local request cache (free); ``errors`` requests that failed after retries;
-    ``fallbacks`` answers that could not be parsed (set by the caller). ``cost_usd`` is None when
-    the model has no price card.
+    ``requests`` counts API requests that returned an answer (direct or in a batch), each once
+    even if its batch is collected twice; ``batch_requests`` the subset answered through the
+    Batches API; ``cache_hits`` requests answered from the local request cache (free); ``errors``
+    requests that failed after retries; ``refusals`` answers with ``stop_reason: "refusal"``
+    (billed, not cached); ``truncated`` answers still stopped at ``max_tokens`` after the larger
+    budgets were tried; ``fallbacks`` answers that could not be parsed (set by the caller).
+    ``cost_usd`` is None when the model has no price card.
     """
 
     model: str
@@ -302,6 +330,8 @@ class UsageSnapshot:
     batch_requests: int = 0
     cache_hits: int = 0
     errors: int = 0
+    refusals: int = 0
+    truncated: int = 0
     fallbacks: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -345,12 +375,13 @@ class UsageMeter:
                 cost_usd=cost,
             )
 
-    def add(self, *, cache_hits: int = 0, errors: int = 0, fallbacks: int = 0) -> None:
-        """Count cache hits, failed requests or unparseable answers."""
+    def add(self, *, cache_hits: int = 0, errors: int = 0, fallbacks: int = 0, refusals: int = 0, truncated: int = 0) -> None:
+        """Count cache hits, failed requests, refusals, truncated answers or unparseable answers."""
         with self._lock:
             s = self._snap
             self._snap = replace(
-                s, cache_hits=s.cache_hits + cache_hits, errors=s.errors + errors, fallbacks=s.fallbacks + fallbacks
+                s, cache_hits=s.cache_hits + cache_hits, errors=s.errors + errors, fallbacks=s.fallbacks + fallbacks,
+                refusals=s.refusals + refusals, truncated=s.truncated + truncated,
             )
 
     def snapshot(self) -> UsageSnapshot:

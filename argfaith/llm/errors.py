@@ -34,9 +34,10 @@ class LLMRequestError(ArgfaithError):
 def describe_api_error(exc: BaseException) -> tuple[str, bool]:
     """A one-line, secret-free description of an SDK exception and whether it is fatal.
 
-    Fatal errors (authentication, permission, unknown model, invalid request) would fail again on
-    every request, so a run stops at the first one; transient ones (429, 5xx incl. 529, timeouts,
-    connection errors) have already been retried by the SDK and are reported per request.
+    Fatal errors (authentication, billing, permission, unknown model, invalid or too large
+    request) would fail again on every request, so a run stops at the first one; transient ones
+    (429, 5xx incl. 529, timeouts, connection errors) have already been retried by the SDK and are
+    reported per request.
     """
     import anthropic
 
@@ -50,6 +51,10 @@ def describe_api_error(exc: BaseException) -> tuple[str, bool]:
         what = f"HTTP {status}" + (f" {etype}" if etype else "") + (f": {emsg}" if emsg else "")
         if status == 401:
             return f"the Anthropic API rejected the API key ({what}); check ANTHROPIC_API_KEY", True
+        if status == 402 or etype == "billing_error":
+            return f"the Anthropic API refused the request for billing reasons ({what}); check the account's credit", True
+        if status == 413 or etype == "request_too_large":
+            return f"the request is larger than the Anthropic API accepts ({what})", True
         if status == 403:
             return f"permission denied by the Anthropic API ({what})", True
         if status == 404:

@@ -8,6 +8,7 @@ types through a cycle. :mod:`argfaith.llm.complete` re-exports them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -42,6 +43,15 @@ class LLMRequest:
     def model(self) -> str:
         return str(self.params["model"])
 
+    @property
+    def max_tokens(self) -> int:
+        return int(self.params["max_tokens"])
+
+    def with_max_tokens(self, max_tokens: int) -> LLMRequest:
+        """The same request with another output budget (its own cache key, derived from this one)."""
+        key = hashlib.sha256(f"{self.key}:max_tokens={int(max_tokens)}".encode()).hexdigest()
+        return LLMRequest(key, {**self.params, "max_tokens": int(max_tokens)}, self.template_version, self.input_chars)
+
 
 @dataclass(frozen=True, slots=True)
 class Completion:
@@ -49,6 +59,8 @@ class Completion:
 
     ``route`` is ``"cache"`` (answered earlier, free), ``"direct"`` or ``"batch"``; ``error`` is set
     (and ``text`` empty) when the request failed after retries and the runner was told not to raise.
+    ``refused``: the model declined (``stop_reason: "refusal"``; not an answer, not cached);
+    ``truncated``: still stopped at ``max_tokens`` after ``escalations`` larger budgets.
     """
 
     key: str
@@ -57,10 +69,20 @@ class Completion:
     usage: TokenCounts = TokenCounts()
     route: Literal["cache", "direct", "batch"] = "direct"
     error: str | None = None
+    escalations: int = 0
+
+    @property
+    def refused(self) -> bool:
+        return self.stop_reason == "refusal"
+
+    @property
+    def truncated(self) -> bool:
+        return self.stop_reason == "max_tokens"
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        """An answer to use: no error and not a refusal (a truncated answer is ok, and flagged)."""
+        return self.error is None and not self.refused
 
 
 def message_text(message: object) -> str:

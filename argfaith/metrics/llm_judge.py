@@ -13,7 +13,8 @@ is free, optionally through the Message Batches API (half price).
 Transcript text is untrusted: white space inside every text is collapsed (so a text cannot forge
 extra numbered lines), and only the model's answer is parsed — lines ``<number>: <rating>`` with a
 number in range; anything else is ignored, unrated candidates count as 0 and are counted in the
-alignment's ``details``.
+alignment's ``details``. A request the model declines (``stop_reason: "refusal"``) leaves its
+candidates unrated, is counted in ``details["refused"]`` and is not cached (a rerun asks again).
 """
 
 from __future__ import annotations
@@ -192,7 +193,9 @@ class LLMJudgeAligner:
                 else:
                     s[start + i, j] = v
         usage = runner.usage.snapshot().as_dict()
-        return s, {"requests": len(reqs), "unrated": unrated, "usage": usage}
+        # A refused request leaves its candidates unrated (0); it is not cached, a rerun asks again.
+        refused = sum(1 for _, _, r in reqs if answers[r.key].refused)
+        return s, {"requests": len(reqs), "unrated": unrated, "refused": refused, "usage": usage}
 
     def align(self, source: Sequence[AlignItem], summary: Sequence[AlignItem]) -> Alignment:
         src = _as_items(source, "source")

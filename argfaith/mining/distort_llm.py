@@ -140,7 +140,12 @@ class LLMDistorter:
         units = summary_units(summary).units
         out = []
         for p in planned:
-            parsed = parse_distortion_answer(answers[p.request.key].text, len(units))
+            answer = answers[p.request.key]
+            if getattr(answer, "refused", False):  # stop_reason "refusal": not an answer, not cached
+                self.problems.append(f"{p.kind} about {p.provision}: the model declined to write it (refusal, not "
+                                     "cached: deleting this item's file under selftest/items makes a rerun ask again) (skipped)")
+                continue
+            parsed = parse_distortion_answer(answer.text, len(units))
             if parsed is None:
                 self.problems.append(f"{p.kind} about {p.provision}: the answer is not valid edits (skipped)")
                 continue

@@ -234,8 +234,9 @@ class LLMExtractor:
     fallback
         Segmenter for texts whose answer cannot be read (default: rule-based sentences).
 
-    ``stats`` counts located units, dropped units by reason, malformed answers and texts that
-    used the fallback; ``runner.usage`` has tokens and cost.
+    ``stats`` counts located units, dropped units by reason, malformed answers, refused texts,
+    answers still truncated after larger budgets, and texts that used the fallback;
+    ``runner.usage`` has tokens and cost.
     """
 
     model: str = DEFAULT_MODEL
@@ -290,6 +291,12 @@ class LLMExtractor:
         if comp is None:
             comp = self.runner.complete(req)
             self._answers[req.key] = comp
+        if comp.refused:  # declined: not cached, a rerun asks again; this run uses sentences
+            self.stats["refused_texts"] += 1
+            self.stats["fallback_texts"] += 1
+            return self.fallback.segment(text)
+        if comp.truncated:
+            self.stats["truncated_answers"] += 1
         items = parse_units_answer(comp.text)
         if items is None:
             self.stats["malformed_answers"] += 1

@@ -127,6 +127,7 @@ class MiningStats:
     seconds: float
     classifier: str
     usage: Mapping[str, Any] = field(default_factory=dict)
+    n_unanswered: int = 0  # fallback labels standing in for a refusal or failed request (not checkpointed)
 
 
 @dataclass(frozen=True)
@@ -327,9 +328,12 @@ class PairCheckpoint:
             os.fsync(fh.fileno())
 
     def append(self, pairs: Sequence[CandidatePair], preds: Sequence[Prediction]) -> None:
-        """Record finished pairs (one fsync per call)."""
+        """Record finished pairs (one fsync per call); a prediction that is not ``final`` (a
+        refusal, a failed request) is not recorded, so a resumed run asks for it again."""
         rows = []
         for p, pr in zip(pairs, preds, strict=True):
+            if not pr.final:
+                continue
             row: dict[str, Any] = {"source_id": p.source_id, "target_id": p.target_id, "label": pr.label}
             if pr.confidence is not None:
                 row["confidence"] = round(float(pr.confidence), 6)
@@ -446,6 +450,7 @@ def run_plan(
     )
     labels = Counter(r.label for r in relations)
     n_fallback = sum(1 for p in plan.pairs if done[(p.source_id, p.target_id)].fallback)
+    n_unanswered = sum(1 for p in plan.pairs if not done[(p.source_id, p.target_id)].final)
     usage = classifier.usage
     stats = MiningStats(
         n_pairs=total,
@@ -456,6 +461,7 @@ def run_plan(
         seconds=time.perf_counter() - t0,
         classifier=classifier.name,
         usage=MappingProxyType(asdict(usage) if usage is not None else {}),
+        n_unanswered=n_unanswered,
     )
     meta: dict[str, Any] = {
         "miner": "argfaith.mining",
@@ -474,6 +480,7 @@ def run_plan(
             "supports": labels.get(SUPPORT, 0),
             "no_relation": labels.get(NO_RELATION, 0),
             "fallback": n_fallback,
+            **({"unanswered": n_unanswered} if n_unanswered else {}),
         },
     }
     if info:

@@ -53,8 +53,9 @@ def summary_request(
 class SummaryResult:
     """A generated summary and how it was obtained.
 
-    ``truncated`` is True when the model stopped at ``max_tokens``; ``cached`` when the answer came
-    from the request cache (no cost).
+    ``truncated`` is True when the model stopped at the output budget even after ``escalations``
+    doublings of ``max_tokens`` (the runner asks again with larger budgets first); ``cached`` when
+    the answer came from the request cache (no cost).
     """
 
     debate_id: str
@@ -65,6 +66,7 @@ class SummaryResult:
     cached: bool
     usage: UsageSnapshot
     prompt_version: str = SUMMARY_PROMPT_VERSION
+    escalations: int = 0
 
     @property
     def truncated(self) -> bool:
@@ -93,6 +95,7 @@ class SummaryResult:
             "prompt": self.prompt_version,
             "title_included": self.title_included,
             "stop_reason": self.stop_reason,
+            "escalations": self.escalations,
             "usage": self.usage.as_dict(),
         }
 
@@ -114,7 +117,8 @@ def summarize_debate(
     argfaith.llm.MissingAPIKeyError
         Not cached and ``ANTHROPIC_API_KEY`` is not set.
     argfaith.llm.LLMRequestError
-        The request failed after retries, or the model returned no text (e.g. a refusal).
+        The request failed after retries, the model declined (``stop_reason: "refusal"``; nothing
+        is cached, so a rerun asks again), or it returned no text.
     """
     if not debate.interventions:
         raise LLMRequestError(f"debate {debate.id} has no interventions to summarise", fatal=True)
@@ -130,6 +134,12 @@ def summarize_debate(
         factory = (lambda: make_client(http_client=http_client)) if http_client is not None else make_client
     runner = LLMRunner(model, client=client, client_factory=factory, cache=rc, max_concurrency=1)
     comp = runner.complete(req)
+    if comp.refused:
+        raise LLMRequestError(
+            f"{model} declined to summarise debate {debate.id} (stop_reason: refusal); nothing was cached: "
+            "rerun to ask again, or choose another model with --model",
+            fatal=True,
+        )
     if not comp.text.strip():
         raise LLMRequestError(f"the model returned no summary text (stop_reason={comp.stop_reason})", fatal=True)
     return SummaryResult(
@@ -140,6 +150,7 @@ def summarize_debate(
         stop_reason=comp.stop_reason,
         cached=comp.route == "cache",
         usage=runner.usage.snapshot(),
+        escalations=comp.escalations,
     )
 
 

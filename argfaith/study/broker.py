@@ -71,14 +71,16 @@ def decode_queries(rows: Sequence[Sequence[Any]]) -> list[PairQuery]:
 
 
 def encode_predictions(preds: Sequence[Prediction]) -> list[list[Any]]:
-    """Predictions as ``[label, confidence, fallback, raw, probabilities]`` lists."""
-    return [[p.label, p.confidence, p.fallback, p.raw, p.probabilities] for p in preds]
+    """Predictions as ``[label, confidence, fallback, raw, probabilities, final]`` lists (``final``:
+    False for a stand-in label of a refused or failed request, which the next run asks again)."""
+    return [[p.label, p.confidence, p.fallback, p.raw, p.probabilities, p.final] for p in preds]
 
 
 def decode_predictions(rows: Sequence[Sequence[Any]]) -> list[Prediction]:
     """The inverse of :func:`encode_predictions`."""
     return [
-        Prediction(label=r[0], confidence=r[1], fallback=bool(r[2]), raw=r[3], probabilities=dict(r[4]) if r[4] is not None else None)
+        Prediction(label=r[0], confidence=r[1], fallback=bool(r[2]), raw=r[3], probabilities=dict(r[4]) if r[4] is not None else None,
+                   final=bool(r[5]) if len(r) > 5 else True)
         for r in rows
     ]
 

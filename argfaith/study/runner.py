@@ -15,7 +15,9 @@ Output folder (``OUT``)::
 
 Resuming (see :mod:`argfaith.study.config` for the keys): an item whose row file carries its
 current key is not touched; a mined QBAF whose recorded key matches is reused; partial mining
-resumes from the pair checkpoint. The classifier tag in ``mined/`` is derived from its
+resumes from the pair checkpoint. Labels standing in for refused or failed Claude requests are not
+final: a QBAF holding any is mined again, and a row built on one (``"final": false``) is redone, by
+the next run, which asks only for those pairs. The classifier tag in ``mined/`` is derived from its
 fingerprint, so a retrained classifier mines into a fresh folder and old labels are never reused.
 Per-item failures are recorded (status ``failed`` + message) and the run goes on.
 """
@@ -199,7 +201,12 @@ def _mine(plan: Any, clf: RelationClassifier, ckpt: Path, key: str, task: Debate
 
 
 def _load_if_current(path: Path, key: str) -> Any:
-    """The QBAF saved at ``path`` if it was mined under ``key``, else None."""
+    """The QBAF saved at ``path`` if it was mined under ``key`` and is complete, else None.
+
+    A QBAF with ``unanswered`` pairs (fallback labels standing in for refused or failed requests,
+    which the pair checkpoint does not keep) is mined again: the checkpoint supplies every final
+    label and only the unanswered pairs are asked again.
+    """
     if not path.exists():
         return None
     from argfaith.qbaf import QBAFError, load_qbaf
@@ -208,6 +215,8 @@ def _load_if_current(path: Path, key: str) -> Any:
         q = load_qbaf(path)
     except QBAFError:
         return None  # a damaged cache file is re-mined, not trusted
+    if (q.info.get("counts") or {}).get("unanswered"):
+        return None
     return q if q.info.get("study_key") == key else None
 
 
@@ -330,8 +339,10 @@ def _process_summary(
         saved = read_json_file(paths.row(did, sf.variant))
     except DataFormatError:
         saved = None  # a damaged row is redone
-    if isinstance(saved, dict) and saved.get("key") == item_key and saved.get("status") in ("ok", "skipped"):
-        # Finished by an earlier attempt (a retried task whose worker died after writing): never redone.
+    if (isinstance(saved, dict) and saved.get("key") == item_key and saved.get("status") in ("ok", "skipped")
+            and saved.get("final", True)):
+        # Finished by an earlier attempt (a retried task whose worker died after writing): never redone
+        # (unless it was built on stand-in labels for refused or failed requests: not final).
         return ItemOutcome(sf.item_id, did, sf.variant, saved["status"], item_key, (saved.get("row") or {}).get("note"), 0.0)
     summ = load_summary(sf.path, missing_text="empty")
     if summ.metadata.get("missing_text") or not summ.text.strip():
@@ -384,7 +395,10 @@ def _process_summary(
         report_link = f"reports/{did}/{sf.variant}.html"
     timings = {"mining": t_mined - t0, "evaluation": t_eval - t_mined, "baselines": t_base - t_eval}
     main_full = next(r for r in reports if r.settings.tau == cfg.primary_tau)
-    note = "; ".join(main_full.warnings) or None
+    unanswered = sum(int((x.info.get("counts") or {}).get("unanswered") or 0) for x in (q, qs))
+    warnings = [*main_full.warnings] + ([f"{unanswered} pair(s) got a stand-in label (the model refused or the request "
+                                         "failed): rerun to ask for them again"] if unanswered else [])
+    note = "; ".join(warnings) or None
     row = summary_row(
         sf, full, cfg.taus, cfg.primary_tau, units=(q.info.get("units")), text_baselines=tb,
         source_pairs=source_pairs, summary_pairs=summary_pairs, timings=timings, report=report_link, note=note,
@@ -395,6 +409,7 @@ def _process_summary(
         sensitivity=sensitivity_rows(sf, full),
         semantics=semantics_rows(sf, full),
         strengths={"source": main_full.source.strengths, "summary": main_full.summary.strengths},
+        final=not unanswered,  # a row built on stand-in labels is redone by the next run
     )
     return ItemOutcome(sf.item_id, did, sf.variant, "ok", item_key, note, time.perf_counter() - t0)
 
@@ -655,7 +670,8 @@ def prepare_study(config: StudyConfig, *, classifier: RelationClassifier | None 
             ikey = digest_json([skey, mkey, ekey])
             item_keys[sf.item_id] = ikey
             saved = read_json_file(paths.row(d.debate_id, sf.variant))
-            if isinstance(saved, dict) and saved.get("key") == ikey and saved.get("status") in ("ok", "skipped"):
+            if (isinstance(saved, dict) and saved.get("key") == ikey and saved.get("status") in ("ok", "skipped")
+                    and saved.get("final", True)):
                 reused.append(sf.item_id)
             else:
                 pending.append((sf, mkey, ikey))

@@ -55,9 +55,10 @@ def test_prompt_cache_simulation_golden():
     none = estimate_cost(pairs, mode="multi", cache=True, model="toy", price=big, estimator=one)
     assert none.cache_read_tokens == none.cache_write_tokens == 0
     assert none.input_tokens == sum(sum(pr.block_chars) for pr in plan)
-    # Batch halves the price of the same tokens.
     b = estimate_cost(pairs, mode="multi", cache=True, batch=True, model="toy", price=card, estimator=one)
-    assert b.usd == pytest.approx(est.usd / 2) and b.optimistic
+    # Batch halves the price of the same tokens, and writes the cache with the 1-hour TTL (2x, not 1.25x).
+    assert b.cache_write_tokens == est.cache_write_tokens
+    assert b.usd == pytest.approx((est.usd + est.cache_write_tokens * (2.0 - 1.25) / 1e6) / 2) and b.optimistic
 
 
 def _synthetic_debate(n_prop: int, n_speech: int) -> list[PairQuery]:

@@ -32,7 +32,7 @@ queries = st.builds(PairQuery, source=text, target=text, topic=opt_text, source_
                     source_speaker=opt_text, target_speaker=opt_text, source_position=opt_int, target_position=opt_int,
                     genre=st.sampled_from([None, "debate", "summary"]))
 predictions = st.builds(Prediction, label=st.sampled_from(["attack", "support", "no relation"]),
-                        confidence=st.none() | st.floats(0, 1), fallback=st.booleans(), raw=opt_text,
+                        confidence=st.none() | st.floats(0, 1), fallback=st.booleans(), raw=opt_text, final=st.booleans(),
                         probabilities=st.none() | st.dictionaries(st.sampled_from(["attack", "support", "no relation"]), st.floats(0, 1)))
 
 

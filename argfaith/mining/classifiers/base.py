@@ -46,6 +46,9 @@ class Prediction:
 
     ``label`` is always one of the three classes; ``fallback`` is True when the raw answer could
     not be parsed and the defined fallback label was used; ``raw`` keeps the model's text.
+    ``final`` is False when the label stands in for an answer that did not come (the model
+    refused, or the request failed): such a prediction is used for this run but not checkpointed,
+    so a rerun asks again.
     """
 
     label: RelationLabel
@@ -53,6 +56,7 @@ class Prediction:
     fallback: bool = False
     raw: str | None = None
     probabilities: dict[str, float] | None = None
+    final: bool = True
 
 
 @dataclass

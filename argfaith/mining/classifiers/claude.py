@@ -109,6 +109,7 @@ def _multi(
     model: str,
     style: PromptStyle,
     prompt_caching: bool,
+    cache_ttl: str = "5m",
 ) -> PlannedRequest:
     header = multi_header(topic, style)
     lines = [multi_target_line(i + 1, t) for i, t in enumerate(targets)]
@@ -116,7 +117,7 @@ def _multi(
     blocks: list[dict[str, Any]] = [{"type": "text", "text": header}]
     blocks += [{"type": "text", "text": ln} for ln in lines]
     if prompt_caching:
-        blocks[-1]["cache_control"] = {"type": "ephemeral"}
+        blocks[-1]["cache_control"] = {"type": "ephemeral", **({"ttl": "1h"} if cache_ttl == "1h" else {})}
     blocks.append({"type": "text", "text": tail})
     version = multi_template_version(style)
     req = build_request(
@@ -151,17 +152,23 @@ def plan_requests(
     max_targets: int = DEFAULT_MAX_TARGETS,
     prompt_caching: bool = True,
     single_max_tokens: int = SINGLE_MAX_TOKENS,
+    cache_ttl: str = "5m",
 ) -> list[PlannedRequest]:
     """The requests a classification job sends (before the request cache is consulted).
 
     Duplicate pairs are judged once. In ``multi`` mode pairs are grouped by (topic, source) in
     order of first appearance, each group's targets ordered by their first appearance in the whole
-    job and split into chunks of ``max_targets``.
+    job and split into chunks of ``max_targets``. ``cache_ttl`` is the prompt-cache lifetime of
+    the target list: ``"5m"`` (direct requests follow each other closely) or ``"1h"`` (the
+    Batches API, whose requests may run more than 5 minutes apart: the batch-processing guide
+    advises the 1-hour TTL for shared context).
     """
     if mode not in ("single", "multi"):
         raise ConfigurationError(f"mode must be 'single' or 'multi', not {mode!r}")
     if max_targets < 1:
         raise ConfigurationError("max_targets must be >= 1")
+    if cache_ttl not in ("5m", "1h"):
+        raise ConfigurationError(f"cache_ttl must be '5m' or '1h', not {cache_ttl!r}")
     unique = list(dict.fromkeys(_pair_key(p) for p in pairs))
     if mode == "single":
         return [_single(k, model=model, style=prompt, max_tokens=single_max_tokens) for k in unique]
@@ -175,7 +182,8 @@ def plan_requests(
         targets.sort(key=order.__getitem__)
         for i in range(0, len(targets), max_targets):
             out.append(
-                _multi(topic, source, targets[i : i + max_targets], model=model, style=prompt, prompt_caching=prompt_caching)
+                _multi(topic, source, targets[i : i + max_targets], model=model, style=prompt,
+                       prompt_caching=prompt_caching, cache_ttl=cache_ttl)
             )
     return out
 
@@ -214,7 +222,7 @@ class ClaudeRelationClassifier:
         far are cached; rerun resumes). ``"fallback"``: their pairs get the fallback label with
         ``fallback=True``, counted in ``usage.errors``.
     poll_interval
-        Seconds between batch polls.
+        Seconds between batch polls (default: ``$ARGFAITH_BATCH_POLL_SECONDS`` or 30).
 
     ``shared_budget`` (class attribute): its calls spend one account's budget (rate limits,
     batches, the request cache), so a distributed study keeps it in one process and brokers the
@@ -237,7 +245,7 @@ class ClaudeRelationClassifier:
         client: Any = None,
         http_client: Any = None,
         on_error: Literal["raise", "fallback"] = "raise",
-        poll_interval: float = 30.0,
+        poll_interval: float | None = None,
         single_max_tokens: int = SINGLE_MAX_TOKENS,
     ) -> None:
         if mode not in ("single", "multi"):
@@ -270,7 +278,7 @@ class ClaudeRelationClassifier:
             cache=self.cache,
             max_concurrency=max_concurrency,
             use_batches=self.batch,
-            poll_interval=poll_interval,
+            **({"poll_interval": poll_interval} if poll_interval is not None else {}),
             on_error="return" if on_error == "fallback" else "raise",
         )
         self._multi_fallback_pairs = 0
@@ -284,7 +292,10 @@ class ClaudeRelationClassifier:
     def usage(self) -> Usage:
         """Cumulative usage: ``calls`` = API requests answered (cache hits excluded); ``input_tokens``
         = all prompt tokens (uncached + cache writes + cache reads); ``extra`` has the breakdown,
-        ``fallbacks`` (unparseable answers), ``multi_fallback_pairs`` (pairs re-asked singly) and
+        ``fallbacks`` (unparseable answers), ``refusals`` (requests the model declined: their pairs
+        get the fallback label, are not cached, and are asked again by a rerun), ``truncated``
+        (answers still stopped at ``max_tokens`` after larger budgets), ``multi_fallback_pairs``
+        (pairs re-asked singly) and
         ``cost_known`` (0 when the model has no price card, so ``cost_usd`` is 0)."""
         s = self._runner.usage.snapshot()
         return Usage(
@@ -300,6 +311,8 @@ class ClaudeRelationClassifier:
                 "cache_read_input_tokens": float(s.cache_read_input_tokens),
                 "batch_requests": float(s.batch_requests),
                 "fallbacks": float(s.fallbacks),
+                "refusals": float(s.refusals),
+                "truncated": float(s.truncated),
                 "multi_fallback_pairs": float(self._multi_fallback_pairs),
                 "multi_fallback_requests": float(self._multi_fallback_requests),
                 "pairs": float(self._pairs),
@@ -317,6 +330,7 @@ class ClaudeRelationClassifier:
             max_targets=self.max_targets,
             prompt_caching=self.prompt_caching,
             single_max_tokens=self.single_max_tokens,
+            cache_ttl="1h" if self.batch else "5m",
         )
 
     def check_requests(self, pairs: Sequence[PairQuery]) -> None:
@@ -378,9 +392,9 @@ class ClaudeRelationClassifier:
         fallbacks = 0
         for pr in plan:
             comp = comps[pr.request.key]
-            if not comp.ok:
+            if not comp.ok:  # refused or failed: a stand-in label, not checkpointed (rerun asks again)
                 for k in pr.pairs:
-                    results[k] = Prediction(FALLBACK_LABEL, fallback=True, raw=None)
+                    results[k] = Prediction(FALLBACK_LABEL, fallback=True, raw=None, final=False)
                 continue
             if pr.kind == "single":
                 pa = parse_answer(comp.text)
@@ -402,7 +416,7 @@ class ClaudeRelationClassifier:
             for s in singles:
                 comp = comps2[s.request.key]
                 if not comp.ok:
-                    results[s.pairs[0]] = Prediction(FALLBACK_LABEL, fallback=True, raw=None)
+                    results[s.pairs[0]] = Prediction(FALLBACK_LABEL, fallback=True, raw=None, final=False)
                     continue
                 pa = parse_answer(comp.text)
                 fallbacks += pa.fallback

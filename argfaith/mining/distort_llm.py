@@ -98,6 +98,8 @@ class LLMDistorter:
         self.http_client = http_client
         self.max_tokens = max_tokens
         self.problems: list[str] = []
+        #: Distortions the model declined to write (refusals: not cached, asked again by the next run).
+        self.refused = 0
 
     def plan(self, summary: Summary, debate: Debate, provisions: Sequence[str], kinds: Sequence[str]) -> list[_Planned]:
         from argfaith.llm import build_request
@@ -142,8 +144,9 @@ class LLMDistorter:
         for p in planned:
             answer = answers[p.request.key]
             if getattr(answer, "refused", False):  # stop_reason "refusal": not an answer, not cached
+                self.refused += 1
                 self.problems.append(f"{p.kind} about {p.provision}: the model declined to write it (refusal, not "
-                                     "cached: deleting this item's file under selftest/items makes a rerun ask again) (skipped)")
+                                     "cached: the item is not final, so a rerun asks again) (skipped)")
                 continue
             parsed = parse_distortion_answer(answer.text, len(units))
             if parsed is None:

@@ -148,6 +148,9 @@ class CachedPairClassifier:
         self.cache: dict[str, Prediction] = {}
         self.hits = 0
         self.misses = 0
+        #: Labels standing in for refused or failed requests (``Prediction.final`` False): returned,
+        #: never cached, so the next run asks for them again.
+        self.unanswered = 0
         if path is not None and path.exists():
             for line in path.read_text(encoding="utf-8").splitlines():
                 try:
@@ -164,14 +167,21 @@ class CachedPairClassifier:
         if todo:
             preds = self.inner.classify([pairs[i] for i in todo], progress=progress)
             lines = []
+            stand_in: dict[int, Prediction] = {}
             for i, p in zip(todo, preds, strict=True):
+                if not p.final:
+                    stand_in[i] = p
+                    continue
                 self.cache[keys[i]] = Prediction(p.label, p.confidence)
                 lines.append(json.dumps({"k": keys[i], "label": p.label, "c": p.confidence}))
-            if self.path is not None:
+            self.unanswered += len(stand_in)
+            if self.path is not None and lines:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with open(self.path, "a", encoding="utf-8") as f:
                     f.write("\n".join(lines) + "\n")
                     f.flush()
+            if stand_in:
+                return [stand_in[i] if i in stand_in else self.cache[k] for i, k in enumerate(keys)]
         elif progress is not None:
             progress(len(pairs), len(pairs))
         return [self.cache[k] for k in keys]
@@ -432,7 +442,7 @@ def run_selftest(
         for sf in ok:
             key = digest_json({"cfg": cfg_key, "clf": fp, "debate": ddig, "summary": sf.digest})
             got = read_json_file(root / "items" / item.debate_id / f"{sf.variant}.json") or {}
-            if got.get("key") == key:
+            if got.get("key") == key and got.get("final", True):
                 done += 1
                 emit(("item", item.debate_id, sf.variant, "reused", done))
             else:
@@ -450,6 +460,8 @@ def run_selftest(
         for sf, key in pending:
             emit(("phase", item.debate_id, f"{sf.variant}: mining and distorting"))
             ts = time.perf_counter()
+            unanswered0 = cached.unanswered
+            refused0 = llm.refused if llm is not None else 0
             summ = load_summary(sf.path)
             if llm is not None:
                 llm.problems = []
@@ -500,6 +512,8 @@ def run_selftest(
                 "discussed": {p: v for p, v in about.items() if v}, "distortions": rows,
                 "notes": notes + (llm.problems if llm is not None else []),
                 "seconds": round(time.perf_counter() - ts, 2), "cache": {"hits": cached.hits, "misses": cached.misses},
+                # built on stand-in labels (refused / failed requests): redone by the next run
+                "final": cached.unanswered == unanswered0 and (llm is None or llm.refused == refused0),
             }
             atomic_write_json(root / "items" / item.debate_id / f"{sf.variant}.json", record)
             done += 1

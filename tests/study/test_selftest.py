@@ -196,3 +196,32 @@ def test_study_index_shows_the_selftest(corpus: Path, tmp_path: Path) -> None:
     page = (out / "index.html").read_text()
     assert "Evaluator self-test" in page and "the empty summary" in page and "Not run" not in page
     assert (out / "selftest" / "selftest.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_cached_pair_classifier_never_keeps_stand_in_labels(tmp_path: Path) -> None:
+    """A label standing in for a refused or failed request (Prediction.final False) is returned but
+    not cached, so the next run asks for that pair again (issue 16)."""
+    from argfaith.mining.classifiers.base import Prediction
+
+    class Refusing:
+        name = "refusing"
+        fingerprint = "refusing-1"
+
+        def __init__(self, refuse: set[str]) -> None:
+            self.refuse, self.seen = refuse, 0
+
+        def classify(self, pairs, *, progress=None):  # type: ignore[no-untyped-def]
+            self.seen += len(pairs)
+            return [Prediction("no relation", None, fallback=True, final=False) if q.source in self.refuse
+                    else Prediction("support", 0.9) for q in pairs]
+
+    path = tmp_path / "cache.jsonl"
+    qs = [PairQuery("a b c", "d e f", "t"), PairQuery("g h", "i j", "t")]
+    c = CachedPairClassifier(Refusing({"g h"}), path)
+    got = c.classify(qs)
+    assert [p.label for p in got] == ["support", "no relation"] and not got[1].final
+    assert c.unanswered == 1
+    inner = Refusing(set())
+    c2 = CachedPairClassifier(inner, path)
+    assert [p.label for p in c2.classify(qs)] == ["support", "support"]
+    assert inner.seen == 1 and c2.unanswered == 0  # only the refused pair is asked again

@@ -89,6 +89,25 @@ def _swap_factor(p, z, w, old, new):  # pragma: no cover - compiled
         p[w] *= new
 
 
+@njit(cache=True, inline="always")
+def _pass_on(v, old, new, mark, optr, odst, oatt, stamp, pa, za, ps, zs, apa, aza, aps, azs, heap, pos):  # pragma: no cover - compiled
+    # v's factor in each child's attack / support product goes from `old` to `new`; a child met for
+    # the first time under this removal (`mark`) starts from its unperturbed products and is queued.
+    for j in range(optr[v], optr[v + 1]):
+        w = odst[j]
+        if stamp[w] != mark:
+            stamp[w] = mark
+            apa[w] = pa[w]
+            aza[w] = za[w]
+            aps[w] = ps[w]
+            azs[w] = zs[w]
+            heapq.heappush(heap, pos[w])
+        if oatt[j]:
+            _swap_factor(apa, aza, w, old, new)
+        else:
+            _swap_factor(aps, azs, w, old, new)
+
+
 @njit(cache=True)
 def removal_influences_chunk(
     candidates, first, tau, optr, odst, oatt, sigma, pos, node_at, is_target,
@@ -112,19 +131,7 @@ def removal_influences_chunk(
         old_y = 1.0 - sigma[y]
         if old_y == 1.0:
             continue  # σ(y) = 0 already: removing it changes nothing
-        for j in range(optr[y], optr[y + 1]):
-            w = odst[j]
-            if stamp[w] != mark:
-                stamp[w] = mark
-                apa[w] = pa[w]
-                aza[w] = za[w]
-                aps[w] = ps[w]
-                azs[w] = zs[w]
-                heapq.heappush(heap, pos[w])
-            if oatt[j]:
-                _swap_factor(apa, aza, w, old_y, 1.0)
-            else:
-                _swap_factor(aps, azs, w, old_y, 1.0)
+        _pass_on(y, old_y, 1.0, mark, optr, odst, oatt, stamp, pa, za, ps, zs, apa, aza, aps, azs, heap, pos)
         while len(heap) > 0:
             v = node_at[heapq.heappop(heap)]
             va = 1.0 - (0.0 if aza[v] > 0 else apa[v])
@@ -139,19 +146,7 @@ def removal_influences_chunk(
                 continue
             old = 1.0 - sigma[v]
             new = 1.0 - nv
-            for j in range(optr[v], optr[v + 1]):
-                w = odst[j]
-                if stamp[w] != mark:
-                    stamp[w] = mark
-                    apa[w] = pa[w]
-                    aza[w] = za[w]
-                    aps[w] = ps[w]
-                    azs[w] = zs[w]
-                    heapq.heappush(heap, pos[w])
-                if oatt[j]:
-                    _swap_factor(apa, aza, w, old, new)
-                else:
-                    _swap_factor(aps, azs, w, old, new)
+            _pass_on(v, old, new, mark, optr, odst, oatt, stamp, pa, za, ps, zs, apa, aza, aps, azs, heap, pos)
     m = len(out_k)
     ks = np.empty(m, np.int64)
     ts = np.empty(m, np.int64)

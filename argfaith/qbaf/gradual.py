@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from argfaith.qbaf.dfquad import StrengthResult, _check_options
+from argfaith.qbaf.dfquad import StrengthResult, _check_options, solve_csr
 from argfaith.qbaf.errors import NotConvergedError
 from argfaith.qbaf.semantics import GradualSemantics, QuADCombination, get_semantics
 
@@ -52,12 +52,10 @@ def solve_semantics_csr(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Run the kernel of ``sem`` on raw CSR arrays: ``(sigma, cyc_node, cyc_size, cyc_iters,
     cyc_res, not_converged_mask)`` (the DF-QuAD kernel for product × linear(1))."""
+    if sem.is_dfquad:
+        return solve_csr(n, tau, in_csr, method=method, max_iter=max_iter, tol=tol, step=step)
     code = _check_options(method, max_iter, tol, step)
     iptr, isrc, iatt = in_csr
-    if sem.is_dfquad:
-        from argfaith.qbaf._kernels import dfquad_solve
-
-        return dfquad_solve(n, tau, iptr, isrc, iatt, code, int(max_iter), float(tol), float(step))
     from argfaith.qbaf._gradual_kernels import gradual_solve
 
     inf = sem.influence

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from argfaith.metrics.classification import classification_report  # noqa: E402
-from argfaith.mining.classifiers.prior import match_offsets  # noqa: E402
+from argfaith.mining.classifiers.stance import matched_rule  # noqa: E402
 
 CLASSES = ("attack", "support", "no relation")
 RESULTS = ROOT / "benchmarks" / "results" / "stance.json"
@@ -78,10 +78,7 @@ def decide(p_rel: np.ndarray, margin: np.ndarray, related: np.ndarray) -> list[s
 def rule_from(p_rel: np.ndarray, margin: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
     """(threshold, stance offset) matching the labelled density and attack share (train_stance.py)."""
     related = labels != "no relation"
-    t = float(np.quantile(p_rel, 1.0 - related.mean()))
-    share = (labels == "attack").sum() / max(1, related.sum())
-    pred = p_rel >= t
-    return t, float(-np.quantile(margin[pred], 1.0 - share)) if pred.any() else 0.0
+    return matched_rule(p_rel, margin, float(related.mean()), float((labels == "attack").sum() / max(1, related.sum())))
 
 
 def quality(data: Path, oof_path: Path) -> dict[str, Any]:

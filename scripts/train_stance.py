@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from argfaith.bench.corpus import PAPER_DEBATES, load_ep_relation_corpus  # noqa: E402
-from argfaith.mining.classifiers.stance import MAX_LENGTH, STANCE_FILES, STANCE_CLASSES, genre_of, pair_texts  # noqa: E402
+from argfaith.mining.classifiers.stance import MAX_LENGTH, STANCE_FILES, STANCE_CLASSES, genre_of, matched_rule, pair_texts  # noqa: E402
 
 CLASSES = ("attack", "support", "no relation")
 
@@ -220,10 +220,7 @@ def decision_reference(oof: Path) -> dict:
         related = labels != "no relation"
         density = float(related.mean())
         attack_share = float((labels == "attack").sum() / max(1, related.sum()))
-        t = float(np.quantile(p_rel, 1.0 - density))
-        pred = p_rel >= t
-        # offset b on the attack-minus-support logit: attack share among predicted related = labelled
-        b = float(-np.quantile(d[pred], 1.0 - attack_share)) if pred.any() else 0.0
+        t, b = matched_rule(p_rel, d, density, attack_share)
         out[genre] = {"related_threshold": t, "stance_offset": b, "density": density, "attack_share": attack_share,
                       "pairs": int(m.sum()), "source": f"out-of-fold predictions on the {part} part"}
         arrays[f"{genre}_p_related"] = p_rel.astype(np.float32)

@@ -84,6 +84,15 @@ def pair_texts(q: PairQuery) -> tuple[str, str]:
     return " ".join(q.source.split()), f"{tag}: " + " ".join(q.target.split())
 
 
+def matched_rule(p_related: np.ndarray, margin: np.ndarray, related_share: float, attack_share: float) -> tuple[float, float]:
+    """The ``all-pairs`` decision rule matched to a class mix: the P(related) threshold whose share
+    of ``p_related`` at or above it is ``related_share``, and the offset on the attack-minus-support
+    ``margin`` that makes ``attack_share`` of those pairs attacks (0 when none is related)."""
+    t = float(np.quantile(p_related, 1.0 - related_share))
+    pred = p_related >= t
+    return t, (float(-np.quantile(margin[pred], 1.0 - attack_share)) if pred.any() else 0.0)
+
+
 def default_stance_dir() -> Path:
     """The package's shipped model directory (``argfaith/data``)."""
     return Path(str(resources.files("argfaith") / "data"))
@@ -201,10 +210,7 @@ class StanceRelationClassifier:
         with np.load(self._reference_path) as z:
             p_rel, margin = z["debate_p_related"].astype(np.float64), z["debate_stance_margin"].astype(np.float64)
         related = cp.probabilities[ATTACK] + cp.probabilities[SUPPORT]
-        t = float(np.quantile(p_rel, 1.0 - related))
-        share = cp.probabilities[ATTACK] / related if related > 0 else 0.0
-        pred = p_rel >= t
-        b = float(-np.quantile(margin[pred], 1.0 - share)) if pred.any() else 0.0
+        t, b = matched_rule(p_rel, margin, related, cp.probabilities[ATTACK] / related if related > 0 else 0.0)
         self.rule = {"debate": (t, b), "summary": (t, b)}
         self.prior = cp
         self.prior_name = cp.describe()

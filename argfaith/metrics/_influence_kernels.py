@@ -24,33 +24,7 @@ import numpy as np
 from numba import njit
 from numba.typed import List
 
-__all__ = ["aggregation_products", "reaching", "removal_influences_chunk"]
-
-
-@njit(cache=True)
-def reaching(n, iptr, isrc, is_target):  # pragma: no cover - compiled
-    """Arguments with a non-empty path to some target: a breadth-first search backwards from all
-    targets at once (only these can influence a target)."""
-    seen = np.zeros(n, np.bool_)
-    queued = is_target.copy()
-    queue = np.empty(n, np.int64)
-    tail = 0
-    for x in range(n):
-        if is_target[x]:
-            queue[tail] = x
-            tail += 1
-    head = 0
-    while head < tail:
-        v = queue[head]
-        head += 1
-        for j in range(iptr[v], iptr[v + 1]):
-            u = isrc[j]
-            seen[u] = True
-            if not queued[u]:
-                queued[u] = True
-                queue[tail] = u
-                tail += 1
-    return seen
+__all__ = ["aggregation_products", "removal_influences_chunk"]
 
 
 @njit(cache=True)

@@ -319,7 +319,8 @@ def removal_influence_table(
 
 
 def _propagate(qbaf: QBAF, sigma: np.ndarray, tix: list[int], progress: Progress | None) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    from argfaith.metrics._influence_kernels import aggregation_products, reaching, removal_influences_chunk
+    from argfaith.metrics._influence_kernels import aggregation_products, removal_influences_chunk
+    from argfaith.qbaf._kernels import reach_to_targets
     from argfaith.qbaf.graph import topological_order
 
     n = qbaf.n
@@ -332,7 +333,7 @@ def _propagate(qbaf: QBAF, sigma: np.ndarray, tix: list[int], progress: Progress
     is_target = np.zeros(n, dtype=np.bool_)
     is_target[np.asarray(tix, dtype=np.int64)] = True
     # Only arguments with a path to some target can influence one.
-    reach = np.asarray(reaching(n, iptr, isrc, is_target), dtype=np.bool_)
+    reach = np.asarray(reach_to_targets(n, iptr, isrc, is_target), dtype=np.bool_)
     reach[is_target] = False
     candidates = np.flatnonzero(reach).astype(np.int64)
     tau = np.asarray(qbaf.base_scores, dtype=np.float64)

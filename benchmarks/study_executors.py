@@ -17,6 +17,10 @@ Busy time = the seconds recorded per item and per source in the manifest; overhe
 (less sensitive than wall time to the other jobs sharing the machine). Prints tables, writes ``benchmarks/results/study_executors.json``.
 
     ARGFAITH_DATA=/work/shared/data python benchmarks/study_executors.py OUT [--parts study,sources,dryrun] [--stride 10]
+        [--tag TAG] [--configs local-1,dask-2] [--classifier 'offline?threads=1']
+
+``--stride 1`` runs every debate of the corpus (no ``--only``); ``--tag`` keeps a run apart from the
+untagged results the plan is fitted to.
 """
 
 from __future__ import annotations
@@ -113,12 +117,12 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _measure(name: str, base_args: list[str], out_root: Path) -> dict[str, Any]:
+def _measure(name: str, base_args: list[str], out_root: Path, configs: tuple[tuple[str, str, int], ...] = CONFIGS) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     first: Path | None = None
     walls: dict[tuple[str, int], float] = {}
     cpus: dict[tuple[str, int], float] = {}
-    for label, ex, n in CONFIGS:
+    for label, ex, n in configs:
         out = out_root / name / f"{ex}-{n}"
         if out.exists():
             raise SystemExit(f"error: {out} exists; use a fresh OUT")
@@ -130,7 +134,7 @@ def _measure(name: str, base_args: list[str], out_root: Path) -> dict[str, Any]:
         row = {"config": label, "executor": ex, "workers": n, "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "busy_s": round(busy, 1),
                "items": items, "tasks": tasks, "overhead_per_task_s": round((wall * n - busy) / tasks, 3),
                "loadavg_after": [round(x, 2) for x in os.getloadavg()]}
-        if ex == "dask":
+        if ex == "dask" and ("local", n) in walls:
             row["vs_local_same_workers"] = f"{(wall - walls[('local', n)]) / tasks:+.3f} s/task"
             row["cpu_vs_local_same_workers"] = f"{(cpu - cpus[('local', n)]) / tasks:+.3f} s/task"
         cmp_ = compare_outputs(first, out) if first is not None else {"identical": True, "files": None, "differ": []}
@@ -249,6 +253,9 @@ def main() -> int:
     # The measurements in study_executors.md used the pair-feature model, the default `offline` of
     # the time, now named `features`; `offline` (relatedness x stance) needs argfaith/data/stance_model.*.
     ap.add_argument("--classifier", default="features")
+    ap.add_argument("--tag", default="", help="store the study / sources results under 'study_TAG' / 'sources_TAG' (and run them in "
+                    "OUT/study_TAG, OUT/sources_TAG), keeping the untagged results the plan is fitted to")
+    ap.add_argument("--configs", default="", help="comma-separated subset of local-1,local-2,dask-1,dask-2 (default: all four)")
     ap.add_argument("--plan-debates", type=int, default=20_000)
     ap.add_argument("--plan-summaries", type=int, default=6, help="summaries per debate in the plan (the shared data has 6 variants)")
     a = ap.parse_args()
@@ -262,32 +269,40 @@ def main() -> int:
     from argfaith.study.fingerprint import classifier_fingerprint
 
     parts = set(a.parts.split(","))
-    if parts & {"study", "sources"}:  # the classifier of the runs (rescan and plan reuse earlier runs)
-        clf = mining_classifier(make_classifier(a.classifier))
-        res["classifier"] = {"spec": a.classifier, "class": f"{type(clf).__module__}.{type(clf).__qualname__}", "name": clf.name,
-                             "fingerprint": classifier_fingerprint(clf)}
+    # The classifier and machine of the runs; top-level for the untagged runs the plan is fitted to,
+    # and inside every part's entry (rescan and plan reuse earlier runs).
+    meta: dict[str, Any] = {}
     if parts & {"study", "sources"}:
-        res["machine"] = {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()], "date": time.strftime("%Y-%m-%d")}
+        clf = mining_classifier(make_classifier(a.classifier))
+        meta["classifier"] = {"spec": a.classifier, "class": f"{type(clf).__module__}.{type(clf).__qualname__}", "name": clf.name,
+                              "fingerprint": classifier_fingerprint(clf)}
+        meta["machine"] = {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()], "date": time.strftime("%Y-%m-%d")}
+        if not a.tag:
+            res.update(meta)
+    configs = tuple(c for c in CONFIGS if f"{c[1]}-{c[2]}" in a.configs.split(",")) if a.configs else CONFIGS
     common = ["--classifier", a.classifier, "-q"]
+    study_key, sources_key = (f"study_{a.tag}", f"sources_{a.tag}") if a.tag else ("study", "sources")
     if "study" in parts:
-        res["study"] = _measure("study", ["--data", str(a.data), *common], a.out)
-        print(_table(res["study"]["rows"]))
+        res[study_key] = _measure(study_key, ["--data", str(a.data), *common], a.out, configs)
+        res[study_key].update(meta)
+        print(_table(res[study_key]["rows"]))
     if "sources" in parts:
         from argfaith.datasets.ep import list_ep_debates
 
         folders = sorted(list_ep_debates(a.data / "ep_debates"),
                          key=lambda f: sum(x.stat().st_size for x in (f / "interventions").glob("*.json")))
+        # --stride 1: every debate of the corpus (no --only filter)
         subset = [f.name for f in folders[a.stride // 2 :: a.stride]]
-        only = [x for d in subset for x in ("--only", d)]
-        res["sources"] = _measure("sources", ["--source-only", "--debates", str(a.data / "ep_debates"), *common, *only], a.out)
-        s = json.loads((a.out / "sources" / "local-1" / "source_stats.json").read_text(encoding="utf-8"))
+        only = [x for d in subset for x in ("--only", d)] if a.stride > 1 else []
+        res[sources_key] = _measure(sources_key, ["--source-only", "--debates", str(a.data / "ep_debates"), *common, *only], a.out, configs)
+        s = json.loads((a.out / sources_key / f"{configs[0][1]}-{configs[0][2]}" / "source_stats.json").read_text(encoding="utf-8"))
         full = json.loads((ROOT / "benchmarks" / "results" / "case_study_sources.json").read_text(encoding="utf-8"))["summary"]
-        res["sources"].update(subset=subset, stride=a.stride, subset_pairs=s["pairs"]["all"], subset_speech=s["speech_arguments"]["total"],
-                              subset_seconds=s["seconds"], corpus_pairs=full["pairs"]["all"], corpus_debates=full["debates"],
-                              pair_share=s["pairs"]["all"] / full["pairs"]["all"])
-        print(_table(res["sources"]["rows"]))
+        res[sources_key].update(subset=subset, stride=a.stride, subset_pairs=s["pairs"]["all"], subset_speech=s["speech_arguments"]["total"],
+                                subset_seconds=s["seconds"], corpus_pairs=full["pairs"]["all"], corpus_debates=full["debates"],
+                                pair_share=s["pairs"]["all"] / full["pairs"]["all"], **meta)
+        print(_table(res[sources_key]["rows"]))
         print(f"subset: {len(subset)} of {full['debates']} debates, {s['pairs']['all']:,} of {full['pairs']['all']:,} pairs "
-              f"({res['sources']['pair_share']:.1%})")
+              f"({res[sources_key]['pair_share']:.1%})")
     if "dryrun" in parts:
         out = a.out / "dryrun"
         r = subprocess.run([sys.executable, "-m", "argfaith", "study", "--data", str(a.data), "--out", str(out), "--classifier", "claude",
@@ -306,8 +321,8 @@ def main() -> int:
     if "plan" in parts:
         res["plan"] = plan_20k(res, a.out / "study", debates=a.plan_debates, summaries_per_debate=a.plan_summaries)
         print_plan(res["plan"])
-    if parts & {"study", "sources"}:
-        res["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    if meta:
+        meta["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     RESULT.write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {RESULT}")
     return 0

@@ -147,7 +147,8 @@ def _measure(name: str, base_args: list[str], out_root: Path, configs: tuple[tup
     return {"rows": rows}
 
 
-def plan_20k(res: dict[str, Any], study_out: Path, *, debates: int, summaries_per_debate: int) -> dict[str, Any]:
+def plan_20k(res: dict[str, Any], study_out: Path, *, debates: int, summaries_per_debate: int,
+             offline_tag: str = "offline_t1") -> dict[str, Any]:
     """The numbers for a corpus of ``debates`` EP-like debates with ``summaries_per_debate``
     summaries each, from this file's measurements, the 309-debate source statistics and the
     stance timing (``benchmarks/stance_timing.py``).
@@ -212,6 +213,25 @@ def plan_20k(res: dict[str, Any], study_out: Path, *, debates: int, summaries_pe
             plan.update(cross_encoder_cpu_us_per_pair=st["cross_encoder_cpu_us_per_pair"], stage1_cpu_us_per_pair=st["stage1_cpu_us_per_pair"],
                         cross_encoder_every_pair_core_days=round(every_s / 86_400, 1),
                         cross_encoder_every_pair_workers_for_one_day=int(-(-every_s // 86_400)))
+    if "sources_full" in res:  # the features model over the whole corpus (all 309 debates) on one process
+        r1 = next(r for r in res["sources_full"]["rows"] if (r["executor"], r["workers"]) == ("local", 1))
+        full_us = 1e6 * r1["cpu_s"] / res["sources_full"]["subset_pairs"]
+        plan.update(features_cpu_us_per_source_pair_309=round(full_us, 1),
+                    features_core_days_309_rate=round((offline_core_s + debates * src_pairs * (full_us - src_cpu_us) / 1e6) / 86_400, 2))
+    # The two-stage offline model measured end to end through the engine (one thread per process):
+    # per source pair from its source-only subset on one process, per summary from its 12-debate study.
+    st_key, so_key = f"study_{offline_tag}", f"sources_{offline_tag}"
+    if st_key in res and so_key in res:
+        orow = {(name, r["executor"], r["workers"]): r for name in (st_key, so_key) for r in res[name]["rows"]}
+        o_src_us = 1e6 * orow[(so_key, "local", 1)]["cpu_s"] / res[so_key]["subset_pairs"]
+        o_ok = sum(1 for v in json.loads((study_out.parent / st_key / "local-1" / "study.json").read_text(encoding="utf-8"))["items"].values()
+                   if v.get("status") == "ok")
+        o_per_summary = (orow[(st_key, "local", 1)]["cpu_s"] - study_src_pairs * o_src_us / 1e6) / o_ok
+        o_core_s = debates * (src_pairs * o_src_us / 1e6 + summaries_per_debate * o_per_summary) + tasks * per_task_cpu
+        plan.update(offline_measured_spec=res[so_key].get("classifier", {}).get("spec"),
+                    offline_measured_cpu_us_per_source_pair=round(o_src_us, 1), offline_measured_cpu_s_per_summary=round(o_per_summary, 2),
+                    offline_measured_core_days=round(o_core_s / 86_400, 1),
+                    offline_measured_workers_for_one_day=int(-(-o_core_s // 86_400)))
     strategies = []
     for e in dry["total"]:
         per_m = e["usd"] / e["pairs"] * 1e6
@@ -239,6 +259,13 @@ def print_plan(p: dict[str, Any]) -> None:
     if "cross_encoder_every_pair_core_days" in p:
         print(f"  cross-encoder on every pair: {p['cross_encoder_cpu_us_per_pair']} us CPU/pair -> {p['cross_encoder_every_pair_core_days']} "
               f"core-days = {p['cross_encoder_every_pair_workers_for_one_day']} workers for a day")
+    if "features_cpu_us_per_source_pair_309" in p:
+        print(f"features over all 309 debates: {p['features_cpu_us_per_source_pair_309']} us CPU/source pair end to end -> "
+              f"{p['features_core_days_309_rate']} core-days")
+    if "offline_measured_core_days" in p:
+        print(f"offline measured through the engine ({p['offline_measured_spec']}): {p['offline_measured_cpu_us_per_source_pair']} us CPU/"
+              f"source pair, {p['offline_measured_cpu_s_per_summary']} s CPU/summary -> {p['offline_measured_core_days']} core-days = "
+              f"{p['offline_measured_workers_for_one_day']} single-core workers for a day")
     for x in p["claude"]:
         print(f"  claude {p['claude_model']} {x['strategy']:<18} ${x['usd_per_million_pairs']:.2f}/M pairs -> ${x['usd_total']:,}, "
               f"{x['requests_total']:,} requests" + (" (optimistic)" if x["optimistic"] else ""))

@@ -29,7 +29,8 @@ import os
 import signal
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -538,13 +539,34 @@ def process_debate(task: DebateTask, classifier: RelationClassifier, emit: Event
 _WORKER: dict[Any, Any] = {}
 
 
+#: Thread-count variables every pool worker starts with (unless the caller set them): one BLAS /
+#: OpenMP thread per worker, so N workers on N cores do not oversubscribe them. The offline
+#: model's onnxruntime session follows ``OMP_NUM_THREADS`` too (``stance.default_threads``).
+WORKER_THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+@contextmanager
+def _worker_thread_env() -> Iterator[None]:
+    """``WORKER_THREAD_ENV`` set to 1 (where unset) while worker processes are spawned.
+
+    The variables must be in a worker's environment when its interpreter starts: a spawned
+    worker imports this module (and with it numpy, which loads OpenBLAS and reads them) before
+    the pool's initializer runs, so setting them there is too late.
+    """
+    added = [var for var in WORKER_THREAD_ENV if var not in os.environ]
+    for var in added:
+        os.environ[var] = "1"
+    try:
+        yield
+    finally:
+        for var in added:
+            os.environ.pop(var, None)
+
+
 def _init_worker(queue: Any) -> None:
     # Ctrl-C reaches the whole process group: the main process decides (it terminates the pool);
     # a worker interrupted mid-write would only leave a torn checkpoint line, which is discarded.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Two workers on two cores: keep BLAS/torch from oversubscribing the machine.
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
     _WORKER["queue"] = queue
 
 
@@ -594,7 +616,8 @@ def run_in_workers(
     """
     ctx = multiprocessing.get_context("spawn")  # fork after numba/torch imports is not safe
     queue = ctx.Queue()
-    pool = ctx.Pool(processes=min(jobs, len(tasks)), initializer=_init_worker, initargs=(queue,))
+    with _worker_thread_env():  # the workers start (and stay) with one BLAS/OpenMP thread each
+        pool = ctx.Pool(processes=min(jobs, len(tasks)), initializer=_init_worker, initargs=(queue,))
 
     def drain() -> None:
         while True:

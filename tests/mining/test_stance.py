@@ -9,6 +9,7 @@ rewrite the larger attack margin.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -152,3 +153,31 @@ def test_missing_weight_file_is_a_configuration_error(tmp_path: Path) -> None:
     (tmp_path / STANCE_FILES["model"]).unlink()
     with pytest.raises(ConfigurationError, match="stance_model.onnx"):
         StanceRelationClassifier(tmp_path)
+
+
+def test_default_threads_follow_omp_num_threads(monkeypatch) -> None:
+    """Workers of a study (pool or Dask) run with OMP_NUM_THREADS=1: the cross-encoder keeps to one
+    thread there instead of taking every core once per worker."""
+    from argfaith.mining.classifiers.stance import default_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert default_threads() == 3
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert default_threads() == 1
+    assert StanceRelationClassifier().session.get_session_options().intra_op_num_threads == 1
+    assert StanceRelationClassifier(threads=2).session.get_session_options().intra_op_num_threads == 2  # an explicit choice wins
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    for unset in ("", "0", "two"):
+        monkeypatch.setenv("OMP_NUM_THREADS", unset)
+        assert default_threads() == cores
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert default_threads() == cores
+
+
+def test_labels_do_not_depend_on_the_thread_count(clf: StanceRelationClassifier) -> None:
+    """The fingerprint leaves the thread count out (``offline`` and ``offline?threads=1`` share mined
+    folders), so the logits must not depend on it."""
+    pairs = [_q(s, t) for t, a, b in CONTRASTS for s in (a, b)]
+    pairs += [_q(a, b, target_kind="speech", genre="debate") for _, a, b in CONTRASTS]
+    two = StanceRelationClassifier(threads=2)
+    np.testing.assert_allclose(clf.stance_logits(pairs), two.stance_logits(pairs), rtol=0, atol=1e-5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -260,3 +261,31 @@ def test_semantics_sweep_reevaluates_without_classifying(corpus: Path, tmp_path:
     assert checked == 5
     assert {r["skipped"] for r in rows if r["semantics"] == "weighted-h-categorizer"} <= {"the source QBAF has supports (attack-only semantics)", ""}
     assert "semantics.md" in (out / "index.html").read_text(encoding="utf-8")
+
+
+def _thread_env_at_start(_: object) -> dict[str, str | None]:
+    """A pool worker's thread variables as they were when its interpreter started (Linux), and now."""
+    from argfaith.study import runner
+
+    start = dict(x.split("=", 1) for x in Path("/proc/self/environ").read_bytes().decode(errors="replace").split("\0") if "=" in x)
+    return {**{f"start:{v}": start.get(v) for v in runner.WORKER_THREAD_ENV}, **{f"now:{v}": os.environ.get(v) for v in runner.WORKER_THREAD_ENV}}
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads a process's initial environment from /proc")
+def test_pool_workers_start_with_one_blas_thread(monkeypatch) -> None:
+    """The thread variables must be in a worker's environment when it starts: numpy loads
+    OpenBLAS (which reads them once) while the worker imports the runner, before any initializer.
+    A variable the caller set is kept; the caller's own environment is left as it was."""
+    from argfaith.study.runner import WORKER_THREAD_ENV, run_in_workers
+
+    for var in WORKER_THREAD_ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    got: list[dict[str, str | None]] = []
+    run_in_workers(_thread_env_at_start, [0, 1], 2, lambda ev: None, got.append)
+    assert len(got) == 2
+    for env in got:
+        assert env["start:OMP_NUM_THREADS"] == env["start:OPENBLAS_NUM_THREADS"] == "1"
+        assert env["start:MKL_NUM_THREADS"] == "3"
+    assert "OMP_NUM_THREADS" not in os.environ and "OPENBLAS_NUM_THREADS" not in os.environ
+    assert os.environ["MKL_NUM_THREADS"] == "3"

@@ -98,6 +98,23 @@ def default_stance_dir() -> Path:
     return Path(str(resources.files("argfaith") / "data"))
 
 
+def default_threads() -> int:
+    """onnxruntime intra-op threads when the caller names none.
+
+    ``OMP_NUM_THREADS`` if it is a positive integer — a study's pool workers and Dask's nanny set
+    it to 1 per worker, so several workers sharing a machine do not each take every core (two
+    workers on two cores were slower than one with the default of all cores,
+    ``benchmarks/study_executors.md``) — else the number of cores this process may run on.
+    """
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -114,7 +131,8 @@ class StanceRelationClassifier:
     prior, decision
         ``None``/``"balanced"``, ``"all-pairs"`` or a custom ``attack=P;support=P;no relation=P``.
     threads
-        onnxruntime intra-op threads (default: all cores).
+        onnxruntime intra-op threads (default: :func:`default_threads` — ``OMP_NUM_THREADS``
+        where set, as in a study's pool and Dask workers, else every core this process may use).
     batch_size
         Pairs per cross-encoder batch (pairs are sorted by length, so padding stays small).
     stance_for_all
@@ -159,7 +177,7 @@ class StanceRelationClassifier:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(int(self.meta.get("max_length", MAX_LENGTH)), strategy="longest_first")
         so = ort.SessionOptions()
-        so.intra_op_num_threads = int(threads or os.cpu_count() or 1)
+        so.intra_op_num_threads = int(threads or default_threads())
         so.inter_op_num_threads = 1
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(paths["model"]), so, providers=["CPUExecutionProvider"])

@@ -196,9 +196,26 @@ def dfquad_strengths(
     >>> round(r["p"], 6), r.converged, r.iterations
     (0.5, True, 0)
     """
-    sigma, cyc_node, _cyc_size, cyc_iters, cyc_res, bad = solve_csr(
-        qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=max_iter, tol=tol, step=step
-    )
+    out = solve_csr(qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=max_iter, tol=tol, step=step)
+    return strength_result(qbaf, out, method=method, max_iter=max_iter, tol=tol, strict=strict)
+
+
+def strength_result(
+    qbaf: QBAF,
+    out: tuple[np.ndarray, ...],
+    *,
+    method: str,
+    max_iter: int,
+    tol: float,
+    strict: bool,
+    semantics: str = "dfquad",
+    title: str = "DF-QuAD",
+) -> StrengthResult:
+    """The kernel's output ``(sigma, cyc_node, cyc_size, cyc_iters, cyc_res, not_converged_mask)``
+    for one framework as a :class:`StrengthResult` (shared by :func:`dfquad_strengths` and
+    :func:`argfaith.qbaf.gradual.gradual_strengths`); ``strict=True`` raises
+    :class:`NotConvergedError` naming the first argument that did not converge."""
+    sigma, cyc_node, _cyc_size, cyc_iters, cyc_res, bad = out
     sigma.setflags(write=False)
     n_cyc = int(cyc_node.shape[0])
     iterations = int(cyc_iters.max()) if n_cyc else 0
@@ -214,10 +231,11 @@ def dfquad_strengths(
         cyclic_components=n_cyc,
         not_converged=not_conv,
         source=qbaf,
+        semantics=semantics,
     )
     if strict and not converged:
         raise NotConvergedError(
-            f"DF-QuAD ({method}) did not converge within {max_iter} iterations on {len(not_conv)} argument(s) "
+            f"{title} ({method}) did not converge within {max_iter} iterations on {len(not_conv)} argument(s) "
             f"(first: {not_conv[0]!r}); residual {residual:.3g} > tol {tol:g}. "
             + ("Try method='rk4'." if method == "sync" else "Try a larger max_iter or tol.")
         )

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from argfaith.qbaf.dfquad import StrengthResult, _check_options, solve_csr
-from argfaith.qbaf.errors import NotConvergedError
+from argfaith.qbaf.dfquad import StrengthResult, _check_options, solve_csr, strength_result
 from argfaith.qbaf.semantics import GradualSemantics, QuADCombination, get_semantics
 
 if TYPE_CHECKING:
@@ -102,32 +101,12 @@ def gradual_strengths(
         sem.check_domain(qbaf)
     # A restricted semantics runs without iterations: the kernel finds any cycle on the way
     # (an acyclic framework is one exact pass either way), so the domain check costs nothing.
-    sigma, cyc_node, _size, cyc_iters, cyc_res, bad = solve_semantics_csr(
+    out = solve_semantics_csr(
         sem, qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=0 if sem.acyclic_only else max_iter, tol=tol, step=step
     )
-    if sem.acyclic_only and cyc_node.shape[0]:
+    if sem.acyclic_only and out[1].shape[0]:  # a cyclic component
         sem.check_domain(qbaf)  # raises, naming an argument on a cycle
-    sigma.setflags(write=False)
-    n_cyc = int(cyc_node.shape[0])
-    converged = not bool(bad.any()) if n_cyc else True
-    res = StrengthResult(
-        values=sigma,
-        converged=converged,
-        iterations=int(cyc_iters.max()) if n_cyc else 0,
-        residual=float(cyc_res.max()) if n_cyc else 0.0,
-        method=method,
-        cyclic_components=n_cyc,
-        not_converged=tuple(qbaf._id(int(i)) for i in np.flatnonzero(bad)) if not converged else (),
-        source=qbaf,
-        semantics=sem.name,
-    )
-    if strict and not converged:
-        raise NotConvergedError(
-            f"{sem.title or sem.name} ({method}) did not converge within {max_iter} iterations on "
-            f"{len(res.not_converged)} argument(s) (first: {res.not_converged[0]!r}); residual {res.residual:.3g} > "
-            f"tol {tol:g}. " + ("Try method='rk4'." if method == "sync" else "Try a larger max_iter or tol.")
-        )
-    return res
+    return strength_result(qbaf, out, method=method, max_iter=max_iter, tol=tol, strict=strict, semantics=sem.name, title=sem.title or sem.name)
 
 
 def gradual_batch(

@@ -48,10 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from argfaith.llm.testing import ArgfaithModel, Fail, FakeAnthropicAPI  # noqa: E402
+from tests.cli.claude_commands import FIX, command  # noqa: E402
 
-FIX = ROOT / "tests" / "fixtures"
-DEBATE = FIX / "study" / "ep_debates" / "debates" / "CRE-20990201-ITEM-001"
-EXAMPLE = ROOT / "examples" / "debate"
 OUT = ROOT / "benchmarks" / "results" / "llm_faults.json"
 KEY = "sk-ant-benchmark-fake"
 FAST = {"retry-after-ms": "10"}  # the SDK's backoff is not what is measured here
@@ -61,17 +59,8 @@ BATCH_COMMANDS = ("mine", "evaluate", "kpa", "study", "selftest")
 
 
 def argv(name: str, tmp: Path, *, batch: bool) -> list[str]:
-    clf = "claude?mode=multi&poll_interval=0.02" + ("&batch=true" if batch else "")
-    corpus = ["--debates", str(FIX / "study" / "ep_debates"), "--summaries", str(FIX / "study" / "ep_summaries")]
-    return {
-        "mine": ["mine", str(DEBATE), "--classifier", clf, "--out", str(tmp / "q.json"), "-q"],
-        "summarize": ["summarize", str(DEBATE), "--out", str(tmp / "summary.json")],
-        "evaluate": ["evaluate", "--source", str(EXAMPLE / "source.json"), "--summary", str(EXAMPLE / "summary_faithful.json"),
-                     "--align", "llm", "--format", "json", "--no-qbafs", *(["--llm-batch"] if batch else [])],
-        "kpa": ["kpa", "match", "--data", str(FIX / "kpa"), "--matcher", "claude", "-o", str(tmp / "p.json"), *(["--batch"] if batch else [])],
-        "study": ["study", *corpus, "--out", str(tmp / "study"), "--classifier", clf, "--no-plots"],
-        "selftest": ["selftest", *corpus, "--out", str(tmp / "selftest"), "--classifier", clf, "--no-controls"],
-    }[name]
+    """The test suite's command line for ``name``, its Claude spec polling batches every 20 ms."""
+    return command(name, tmp, batch=batch, options="&poll_interval=0.02")
 
 
 def _drop_volatile(x: Any) -> Any:

@@ -21,28 +21,8 @@ import pytest
 from argfaith.llm import RequestCache
 from argfaith.llm.testing import ArgfaithModel, Fail, FakeAnthropicAPI
 from argfaith.llm.testing.model import SUMMARY_TEXT
+from tests.cli.claude_commands import DEBATE, FIX, ROOT, command
 from tests.llm.helpers import FAKE_KEY
-
-ROOT = Path(__file__).resolve().parents[2]
-FIX = ROOT / "tests" / "fixtures"
-DEBATE = FIX / "study" / "ep_debates" / "debates" / "CRE-20990201-ITEM-001"
-EXAMPLE = ROOT / "examples" / "debate"
-
-
-def command(name: str, tmp: Path, *, batch: bool) -> list[str]:
-    """The command line of one Claude-using command (batch: through the Message Batches API)."""
-    clf = "claude?mode=multi" + ("&batch=true" if batch else "")
-    study_args = ["--debates", str(FIX / "study" / "ep_debates"), "--summaries", str(FIX / "study" / "ep_summaries")]
-    return {
-        "mine": ["mine", str(DEBATE), "--classifier", clf, "--out", str(tmp / "q.json"), "-q"],
-        "summarize": ["summarize", str(DEBATE), "--out", str(tmp / "summary.json")],
-        "evaluate": ["evaluate", "--source", str(EXAMPLE / "source.json"), "--summary", str(EXAMPLE / "summary_faithful.json"),
-                     "--align", "llm", "--format", "json", "--no-qbafs", *(["--llm-batch"] if batch else [])],
-        "kpa": ["kpa", "match", "--data", str(FIX / "kpa"), "--matcher", "claude", "-o", str(tmp / "p.json"), *(["--batch"] if batch else [])],
-        "study": ["study", *study_args, "--out", str(tmp / "study"), "--classifier", clf, "--no-plots"],
-        "selftest": ["selftest", *study_args, "--out", str(tmp / "selftest"), "--classifier", clf, "--no-controls"],
-    }[name]
-
 
 class Harness:
     def __init__(self, tmp: Path) -> None:

@@ -80,10 +80,11 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _run(args: list[str], log: Path) -> tuple[float, float]:
+def _run(args: list[str], log: Path, base_env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system of the command and every process it waited
-    for: pool workers, Dask nannies and workers) of one ``argfaith study`` run."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    for: pool workers, Dask nannies and workers) of one ``argfaith study`` run, in ``base_env``
+    (default: this process's environment) without an API key."""
+    env = {**(os.environ if base_env is None else base_env), "PYTHONUNBUFFERED": "1"}
     env.pop("ANTHROPIC_API_KEY", None)
     c0, t0 = _cpu(), time.perf_counter()
     with open(log, "w", encoding="utf-8") as fh:

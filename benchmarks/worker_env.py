@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from study_executors import _busy, _cpu  # noqa: E402  (benchmarks are scripts, not a package)
+from study_executors import _busy, _run  # noqa: E402  (benchmarks are scripts, not a package)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "results" / "worker_env.json"
@@ -43,20 +43,6 @@ SETTINGS: dict[str, tuple[dict[str, str], str]] = {
     "default": ({}, "local"), "blas1": (BLAS1, "local"), "malloc_trim": (TRIM, "local"),
     "dask_env": ({**BLAS1, **TRIM}, "local"), "dask": ({}, "dask"),
 }
-
-
-def run_once(args: list[str], overrides: dict[str, str], log: Path) -> tuple[float, float]:
-    """Wall and CPU seconds (whole process tree) of one ``argfaith study`` run."""
-    import subprocess
-
-    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", *BLAS1, *TRIM)}
-    env.update(overrides, PYTHONUNBUFFERED="1")
-    c0, t0 = _cpu(), time.perf_counter()
-    with open(log, "w", encoding="utf-8") as fh:
-        r = subprocess.run([sys.executable, "-m", "argfaith", "study", *args], stdout=fh, stderr=subprocess.STDOUT, env=env)
-    if r.returncode != 0:
-        raise SystemExit(f"error: argfaith study exited {r.returncode}; see {log}")
-    return time.perf_counter() - t0, _cpu() - c0
 
 
 def main() -> int:
@@ -89,8 +75,9 @@ def main() -> int:
             out = a.out / f"{name}-{rep}"
             if out.exists():
                 raise SystemExit(f"error: {out} exists; use a fresh OUT")
-            wall, cpu = run_once(["--source-only", "--debates", str(a.data / "ep_debates"), "--classifier", a.classifier, "-q", "--no-plots",
-                                  "--executor", ex, "--jobs", "1", "--out", str(out), *only], overrides, a.out / f"{name}-{rep}.log")
+            env = {k: v for k, v in os.environ.items() if k not in (*BLAS1, *TRIM)}
+            wall, cpu = _run(["--source-only", "--debates", str(a.data / "ep_debates"), "--classifier", a.classifier, "-q", "--no-plots",
+                              "--executor", ex, "--jobs", "1", "--out", str(out), *only], a.out / f"{name}-{rep}.log", {**env, **overrides})
             busy, _, tasks = _busy(out)
             runs[name].append({"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "busy_s": round(busy, 2)})
             print(f"[{rep}] {name:<12} wall {wall:7.1f} s  CPU {cpu:7.1f} s  busy {busy:7.1f} s ({tasks} tasks)", flush=True)
@@ -99,9 +86,9 @@ def main() -> int:
     print("| setting | environment | wall s | CPU s | busy s | busy / default |")
     print("|---|---|---:|---:|---:|---:|")
     for n in names:
-        env = " ".join(f"{k}={v}" for k, v in SETTINGS[n][0].items()) or "(caller's)"
+        shown = " ".join(f"{k}={v}" for k, v in SETTINGS[n][0].items()) or "(caller's)"
         ratio = f"{med[n]['busy_s'] / base['busy_s']:.3f}" if base else ""
-        print(f"| {n} | {env}{' + Dask worker' if SETTINGS[n][1] == 'dask' else ''} | {med[n]['wall_s']:.1f} | {med[n]['cpu_s']:.1f} | "
+        print(f"| {n} | {shown}{' + Dask worker' if SETTINGS[n][1] == 'dask' else ''} | {med[n]['wall_s']:.1f} | {med[n]['cpu_s']:.1f} | "
               f"{med[n]['busy_s']:.1f} | {ratio} |")
     RESULT.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(), "classifier": a.classifier,
                                   "subset": subset, "repeat": a.repeat, "runs": runs, "median": med,

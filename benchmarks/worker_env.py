@@ -7,7 +7,7 @@ the local executor's processes inherit the caller's environment. This script run
 source-only study on one local process under each setting, repeated and interleaved (so a drift
 of the machine hits every setting alike), and once on a one-worker Dask cluster:
 
-``default``      the caller's environment
+``default``      the caller's environment, less the four variables below (so every setting starts alike)
 ``blas1``        ``OMP_NUM_THREADS = MKL_NUM_THREADS = OPENBLAS_NUM_THREADS = 1``
 ``malloc_trim``  ``MALLOC_TRIM_THRESHOLD_=65536``
 ``dask_env``     both (what a Dask worker gets)

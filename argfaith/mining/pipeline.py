@@ -33,6 +33,7 @@ from argfaith.mining.build import Relation, build_source_qbaf, build_summary_qba
 from argfaith.mining.candidates import (
     CandidatePair,
     Pruner,
+    SummaryPairs,
     parse_candidates,
     source_candidates,
     summary_candidates,
@@ -224,9 +225,11 @@ def plan_summary(
     cheap_classifier: CheapClassifierFactory | None = None,
     seed: int = 0,
     name: str | None = None,
+    pairs: SummaryPairs = "all",
 ) -> MiningPlan:
-    """Units and candidate pairs of a summary's QBAF: its sentences, the debate's proposals, all
-    ordered pairs."""
+    """Units and candidate pairs of a summary's QBAF: its sentences, the debate's proposals, and
+    the pairs of the summary candidate policy ``pairs`` (:func:`~argfaith.mining.candidates.summary_candidates`:
+    ``all`` ordered pairs — the paper —, ``ordered`` by text position, or ``proposals`` only)."""
     if summary.debate_id is not None and summary.debate_id != debate.id:
         raise ConfigurationError(
             f"summary {summary.source_path or summary_name(summary)!r} is of debate {summary.debate_id!r}, not {debate.id!r}"
@@ -234,12 +237,13 @@ def plan_summary(
     props = proposal_units(debate)
     ext = summary_units(summary, segmenter=segmenter, policy=policy, name=name)
     return _plan(
-        "summary", name or summary_name(summary), debate.topic, props, ext, summary_candidates(ext.units, props),
+        "summary", name or summary_name(summary), debate.topic, props, ext, summary_candidates(ext.units, props, pairs),
         candidates=candidates, cheap_classifier=cheap_classifier, seed=seed, source=summary.source_path,
         info={
             "debate_id": debate.id,
             "summary_variant": summary.variant,
             "summary_model": summary.model,
+            "summary_pairs": pairs,
             **({"missing_text": True} if summary.metadata.get("missing_text") else {}),
         },
     )
@@ -535,12 +539,13 @@ def mine_summary(
     seed: int = 0,
     name: str | None = None,
     info: Mapping[str, Any] | None = None,
+    pairs: SummaryPairs = "all",
 ) -> MiningResult:
     """Mine a summary's QBAF anchored on the debate's proposals: :func:`plan_summary` then
-    :func:`run_plan`."""
+    :func:`run_plan` (``pairs``: the summary candidate policy)."""
     plan = plan_summary(
         summary, debate, candidates=candidates, segmenter=segmenter, policy=policy,
-        cheap_classifier=cheap_classifier, seed=seed, name=name,
+        cheap_classifier=cheap_classifier, seed=seed, name=name, pairs=pairs,
     )
     return run_plan(
         plan, classifier, tau=tau, checkpoint=checkpoint, restart=restart, progress=progress,

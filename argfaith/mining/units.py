@@ -49,6 +49,9 @@ __all__ = [
     "KEEP_ALL",
     "SENTENCE_POLICY",
     "SUMMARY_POLICY",
+    "SUMMARY_POLICY_V1",
+    "SUMMARY_UNITS_VERSION",
+    "EDIT_POLICY",
     "proposal_units",
     "speech_units",
     "segmenter_texts",
@@ -132,6 +135,14 @@ class UnitPolicy:
         label), e.g. "**Date:** 13 February 2006".
     min_words
         Drop units with fewer words (``\\w+`` tokens); 0 keeps everything.
+    drop_metadata
+        Drop ``Label: value`` lines whose label is a metadata field ("Date:", "Topic:", "Number of
+        Contributions:", …; :data:`argfaith.mining.argumentative.METADATA_LABELS`), bold or not, of any
+        length (issue 21; unlike ``drop_fields`` it keeps "**Innovation Focus:** Strong support emerged …").
+    argumentative
+        After the rules, drop summary segments the argumentativeness classifier
+        (:class:`argfaith.mining.argumentative.ArgumentativenessModel`) gives P(argument) below its
+        shipped threshold (reason ``not_argument``).
     """
 
     drop_chair: bool = True
@@ -141,6 +152,8 @@ class UnitPolicy:
     drop_fields: bool = True
     field_max_words: int = 12
     min_words: int = 3
+    drop_metadata: bool = False
+    argumentative: bool = False
 
 
 #: Keep every unit (the default for human spans).
@@ -154,8 +167,20 @@ KEEP_ALL = UnitPolicy(
 )
 #: Default for sentence units of a debate.
 SENTENCE_POLICY = UnitPolicy(drop_headings=False, drop_fields=False)
-#: Default for sentence units of a summary.
-SUMMARY_POLICY = UnitPolicy(drop_chair=False, strip_speaker_header=False)
+#: The summary policy before issue 21: short ``**Field:** value`` lines dropped (which also dropped
+#: argument lines opening with a bold phrase). Frozen: it numbers the sentences of stored summary
+#: edits (:data:`EDIT_POLICY`) and the units of the v1 relation corpus' summary packets.
+SUMMARY_POLICY_V1 = UnitPolicy(drop_chair=False, strip_speaker_header=False)
+#: The sentence numbering ``S1..Sn`` of summary edits (``data/distortions``, written and LLM
+#: distortions, :func:`argfaith.mining.distort.apply_edits`): never changes, so stored edits keep applying.
+EDIT_POLICY = SUMMARY_POLICY_V1
+#: Version of the default summary units (part of the study's and self-test's cache keys): 1 = the
+#: v1 policy, 2 = metadata rule + argumentativeness classifier.
+SUMMARY_UNITS_VERSION = 2
+#: Default for sentence units of a summary (issue 21): headings, bold-only lines, metadata lines and
+#: fragments dropped by rule, then segments the argumentativeness classifier rejects.
+SUMMARY_POLICY = UnitPolicy(drop_chair=False, strip_speaker_header=False, drop_fields=False, drop_metadata=True,
+                            argumentative=True)
 
 
 @dataclass(frozen=True)
@@ -245,6 +270,12 @@ def _drop_reason(seg: Segment, raw: str, policy: UnitPolicy) -> str | None:
         m = _FIELD_RE.match(raw)
         if m and word_count(m.group("value")) < policy.field_max_words:
             return "field"
+    if policy.drop_metadata:
+        from argfaith.mining.argumentative import structural_reason
+
+        why = structural_reason(seg.kind, raw, text)
+        if why == "metadata":
+            return "metadata"
     if policy.min_words and word_count(text) < policy.min_words:
         return "too_short"
     return None
@@ -414,12 +445,24 @@ def summary_units(
     seg = make_segmenter(segmenter, llm_kind="summary")
     prefix = name or summary_name(summary)
     dropped: Counter[str] = Counter()
-    out: list[ArgumentUnit] = []
+    kept: list[tuple[int, Segment]] = []
     for k, s in enumerate(seg.segment(summary.text), start=1):
         reason = _drop_reason(s, summary.text[s.start : s.end], pol)
         if reason:
             dropped[reason] += 1
             continue
+        kept.append((k, s))
+    if pol.argumentative and kept:
+        from argfaith.mining.argumentative import default_argumentativeness_model
+
+        model = default_argumentativeness_model()
+        p = model.probabilities([(s.kind, summary.text[s.start : s.end], s.text) for _, s in kept])
+        n_rejected = int((p < model.threshold).sum())
+        if n_rejected:
+            dropped["not_argument"] += n_rejected
+        kept = [ks for ks, pk in zip(kept, p) if pk >= model.threshold]
+    out: list[ArgumentUnit] = []
+    for k, s in kept:
         out.append(
             ArgumentUnit(
                 id=f"{prefix}-{k}",

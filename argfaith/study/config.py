@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from argfaith.errors import ConfigurationError, MissingExtraError
+from argfaith.mining.units import SUMMARY_UNITS_VERSION
 
 __all__ = ["StudyConfig", "EXECUTORS", "check_executor", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
 
@@ -240,6 +241,7 @@ class StudyConfig:
         return digest_json(
             {"v": STUDY_FORMAT_VERSION, "kind": "summary", "classifier": classifier_fp, **self.mining_options(),
              **({"summary_pairs": self.summary_pairs} if self.summary_pairs != "all" else {}),
+             "summary_units": SUMMARY_UNITS_VERSION,
              "debate": debate_digest, "summary": summary_digest}
         )
 

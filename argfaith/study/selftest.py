@@ -40,6 +40,7 @@ from typing import Any
 from argfaith.datasets.labels import NO_RELATION
 from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, RelationClassifier, Usage
+from argfaith.mining.units import SUMMARY_UNITS_VERSION
 from argfaith.mining.distort import EXPECTED, KINDS, Distortion, SummaryEdit, apply_edits, rule_distortions, sentences_about
 from argfaith.study.config import StudyConfig, digest_json
 from argfaith.study.corpus import SummaryFile, debate_digest, discover_study
@@ -241,6 +242,7 @@ class SelftestConfig:
         d = {k: v for k, v in asdict(self).items() if k not in ("debates", "summaries", "out", "only", "classifier", "chunk_size")}
         d["kinds"] = list(self.kinds)
         d["v"] = SELFTEST_FORMAT_VERSION
+        d["summary_units"] = SUMMARY_UNITS_VERSION
         if self.summary_pairs == "all":
             del d["summary_pairs"]  # the paper's policy: results written before the option existed stay valid
         if self.distortions.startswith("written:"):
@@ -358,9 +360,9 @@ def _source_qbaf(debate: Any, folder: Path, cfg: SelftestConfig, clf: Any, fp: s
 
 def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: Any, written: dict[str, list[Distortion]] | None,
                      llm: Any = None) -> tuple[list[Distortion], dict[str, list[int]]]:
-    from argfaith.mining.units import proposal_units, summary_units
+    from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units
 
-    units = list(summary_units(summ).units)
+    units = list(summary_units(summ, policy=EDIT_POLICY).units)
     about = sentences_about(units, proposal_units(debate))
     if written is not None:
         return [d for d in written.get(Path(sf.path).name, []) if d.kind in cfg.kinds], about
@@ -376,7 +378,7 @@ def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: An
 def plan_llm_distortions(cfg: SelftestConfig, distorter: Any) -> list[Any]:
     """Every request ``--distortions llm`` would send (for the dry run; nothing is sent)."""
     from argfaith.datasets.documents import load_debate, load_summary
-    from argfaith.mining.units import proposal_units, summary_units
+    from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units
 
     reqs = []
     for item in discover_study(cfg.debates, cfg.summaries, only=cfg.only or None).debates:
@@ -386,7 +388,7 @@ def plan_llm_distortions(cfg: SelftestConfig, distorter: Any) -> list[Any]:
                 continue
             debate = debate or load_debate(item.path)
             summ = load_summary(sf.path)
-            about = sentences_about(list(summary_units(summ).units), proposal_units(debate))
+            about = sentences_about(list(summary_units(summ, policy=EDIT_POLICY).units), proposal_units(debate))
             disc, und = choose_provisions(about, cfg.provisions, cfg.undiscussed, f"{cfg.seed}:{sf.item_id}")
             reqs += [p.request for p in distorter.plan(summ, debate, disc, list(cfg.kinds))]
             fab = [k for k in cfg.kinds if k.startswith("fabricate")]

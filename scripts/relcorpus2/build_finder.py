@@ -66,10 +66,14 @@ def main() -> None:
     ap.add_argument("--per-packet", type=int, default=2)
     ap.add_argument("--max-speech", type=int, default=320)
     ap.add_argument("--min-critical", type=int, default=3)
+    ap.add_argument("--start", type=int, default=1, help="number of the first packet (fnd-NN); earlier packets' debates are skipped")
     a = ap.parse_args()
     exh = {json.loads(l)["debate_id"] for l in gzip.open(a.corpus, "rt", encoding="utf-8") if '"exhaustive"' in l}
     exh |= {json.loads(p.read_text())["debate_id"] for p in a.out.glob("exh2-*.map.json")}
     excluded = set(PAPER_DEBATES) | set(RESERVED_DEBATES) | set(SUMMARY_DEBATES) | exh
+    for mp in a.out.glob("*.map.json"):  # debates already in a packet of another part (finder, critics)
+        m = json.loads(mp.read_text())
+        excluded |= {d["debate_id"] for d in (m.get("debates") or {}).values()}
     rng = random.Random(SEED)
     folders = [p for p in list_ep_debates(a.data / "ep_debates") if p.name not in excluded]
     rng.shuffle(folders)
@@ -85,7 +89,7 @@ def main() -> None:
             continue
         chosen.append((deb.id, plan))
     for c in range(0, len(chosen), a.per_packet):
-        packet = f"fnd-{c // a.per_packet + 1:02d}"
+        packet = f"fnd-{a.start + c // a.per_packet:02d}"
         group = chosen[c : c + a.per_packet]
         lines = [HEADER.format(packet=packet, n=len(group))]
         debates = {}

@@ -51,6 +51,8 @@ __all__ = [
     "SUMMARY_POLICY",
     "SUMMARY_POLICY_V1",
     "SUMMARY_UNITS_VERSION",
+    "SUMMARY_UNIT_POLICIES",
+    "summary_unit_policy",
     "EDIT_POLICY",
     "proposal_units",
     "speech_units",
@@ -205,6 +207,24 @@ _BOLD_ONLY_RE = re.compile(r"^\s*(\*\*|__)[^\n]+?\1[\s.:]*$")
 _LANG_TAG_RE = re.compile(r"\s*\([A-Z]{2}\)\s*")
 _DASH_SEP_RE = re.compile(r"\s?\.?\s*[–−-]\s")
 _DOT_SEP_RE = re.compile(r"\s?\.\s")
+
+
+#: The summary unit policies by name (``--summary-units``): ``default`` (:data:`SUMMARY_POLICY`),
+#: ``rules`` (its structural rules without the argumentativeness classifier), ``v1``
+#: (:data:`SUMMARY_POLICY_V1`, the units before issue 21).
+SUMMARY_UNIT_POLICIES = {
+    "default": SUMMARY_POLICY,
+    "rules": replace(SUMMARY_POLICY, argumentative=False),
+    "v1": SUMMARY_POLICY_V1,
+}
+
+
+def summary_unit_policy(name: str) -> UnitPolicy:
+    """The named summary unit policy (:data:`SUMMARY_UNIT_POLICIES`); an unknown name is an error naming the choices."""
+    try:
+        return SUMMARY_UNIT_POLICIES[name]
+    except KeyError:
+        raise ConfigurationError(f"--summary-units must be one of {', '.join(SUMMARY_UNIT_POLICIES)}, got {name!r}") from None
 
 
 def word_count(text: str) -> int:

@@ -219,10 +219,13 @@ class SelftestConfig:
     seed: int = 0
     chunk_size: int = 2000
     summary_pairs: str = "all"
+    summary_units: str = "default"
 
     def __post_init__(self) -> None:
         from argfaith.mining.candidates import SUMMARY_PAIR_POLICIES
+        from argfaith.mining.units import summary_unit_policy
 
+        summary_unit_policy(self.summary_units)
         if self.summary_pairs not in SUMMARY_PAIR_POLICIES:
             raise ConfigurationError(f"--summary-pairs must be one of {', '.join(SUMMARY_PAIR_POLICIES)}, got {self.summary_pairs!r}")
         for k in self.kinds:
@@ -242,9 +245,11 @@ class SelftestConfig:
         d = {k: v for k, v in asdict(self).items() if k not in ("debates", "summaries", "out", "only", "classifier", "chunk_size")}
         d["kinds"] = list(self.kinds)
         d["v"] = SELFTEST_FORMAT_VERSION
-        d["summary_units"] = SUMMARY_UNITS_VERSION
+        d["summary_units_version"] = SUMMARY_UNITS_VERSION
         if self.summary_pairs == "all":
             del d["summary_pairs"]  # the paper's policy: results written before the option existed stay valid
+        if self.summary_units == "default":
+            del d["summary_units"]  # the default policy: covered by summary_units_version
         if self.distortions.startswith("written:"):
             man = Path(self.distortions.split(":", 1)[1]) / "manifest.jsonl"
             d["written_digest"] = hashlib.sha256(man.read_bytes()).hexdigest()[:16] if man.exists() else None
@@ -315,10 +320,11 @@ def _pcr(qbaf: Any, proposals: Sequence[str] | None = None) -> dict[str, Any]:
     }
 
 
-def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int, pairs: str = "all") -> Any:
+def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int, pairs: str = "all", units: str = "default") -> Any:
     from argfaith.mining.pipeline import plan_summary, run_plan
+    from argfaith.mining.units import summary_unit_policy
 
-    plan = plan_summary(summary, debate, name=name, pairs=pairs)  # type: ignore[arg-type]
+    plan = plan_summary(summary, debate, name=name, pairs=pairs, policy=summary_unit_policy(units))  # type: ignore[arg-type]
     return run_plan(plan, clf, chunk_size=chunk).qbaf
 
 
@@ -475,7 +481,7 @@ def run_selftest(
             if llm is not None:
                 llm.problems = []
             dists, about = _distortions_for(cfg, sf, summ, debate, written, llm)
-            qs0 = _mine_summary(summ, debate, cached, f"{item.debate_id}-{sf.variant}", cfg.chunk_size, cfg.summary_pairs)
+            qs0 = _mine_summary(summ, debate, cached, f"{item.debate_id}-{sf.variant}", cfg.chunk_size, cfg.summary_pairs, cfg.summary_units)
             qds: list[QBAF] = []
             applied: list[Distortion] = []
             notes: list[str] = []
@@ -485,7 +491,7 @@ def run_selftest(
                 except ConfigurationError as e:
                     notes.append(f"{d.name}: {e}")
                     continue
-                qds.append(_mine_summary(sd, debate, cached, f"{item.debate_id}-{sf.variant}-{d.name}", cfg.chunk_size, cfg.summary_pairs))
+                qds.append(_mine_summary(sd, debate, cached, f"{item.debate_id}-{sf.variant}-{d.name}", cfg.chunk_size, cfg.summary_pairs, cfg.summary_units))
                 applied.append(d)
             suite = evaluate_many(q, [qs0, *qds], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance,
                                   explain=False, include_qbafs=False, coverage_k=None)
@@ -537,7 +543,7 @@ def run_selftest(
             if partner is not None:
                 other, osf = partner
                 wrong = replace(load_summary(osf.path), debate_id=item.debate_id)
-                qw = _mine_summary(wrong, debate, cached, f"{item.debate_id}-wrong-{other.debate_id}-{osf.variant}", cfg.chunk_size, cfg.summary_pairs)
+                qw = _mine_summary(wrong, debate, cached, f"{item.debate_id}-wrong-{other.debate_id}-{osf.variant}", cfg.chunk_size, cfg.summary_pairs, cfg.summary_units)
                 rep_w = evaluate_many(q, [qw], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
                                       include_qbafs=False, coverage_k=None).reports[0]
                 ctrl["wrong_debate"] = {**_pairwise(rep_w), "summary_file": str(osf.path), "from_debate": other.debate_id,

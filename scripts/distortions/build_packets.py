@@ -30,7 +30,7 @@ from build_packets import SUMMARY_CHOICE  # noqa: E402
 from argfaith.datasets.ep import find_ep_debate, read_ep_debate  # noqa: E402
 from argfaith.datasets.summaries import read_summary  # noqa: E402
 from argfaith.errors import DataFormatError  # noqa: E402
-from argfaith.mining.units import proposal_units, summary_units  # noqa: E402
+from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units  # noqa: E402
 
 SEED = 20261205
 
@@ -78,7 +78,7 @@ def main() -> None:
         for f, s in files[: a.per_debate]:
             n += 1
             packet = f"{'cdist' if a.corpus_summaries else 'dist'}-{n:02d}"
-            units = summary_units(s).units
+            units = summary_units(s, policy=EDIT_POLICY).units
             lines = [HEADER.format(packet=packet, topic=deb.topic, summary_file=f.name)]
             lines += [f"[P{i}] {p.text}" for i, p in enumerate(props, start=1)]
             lines += ["", "## The summary, sentence by sentence", ""]

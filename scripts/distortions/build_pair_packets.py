@@ -20,7 +20,7 @@ from pathlib import Path
 
 from argfaith.datasets.ep import find_ep_debate, read_ep_debate
 from argfaith.datasets.summaries import read_summary
-from argfaith.mining.units import proposal_units, summary_units
+from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units
 
 HEADER = """# Labelling packet {packet} — new sentences of edited summaries
 
@@ -64,7 +64,7 @@ def main() -> None:
             did = by_file[fname][0]["debate_id"]
             deb = read_ep_debate(find_ep_debate(a.data / "ep_debates", did), annotations=False)
             props = proposal_units(deb)
-            units = summary_units(read_summary(a.data / "ep_summaries" / did / fname)).units
+            units = summary_units(read_summary(a.data / "ep_summaries" / did / fname), policy=EDIT_POLICY).units
             lines.append(f"\n# Summary {j} — TOPIC: {deb.topic}\n\n## Provisions\n")
             m: dict[str, object] = {}
             for i, p in enumerate(props, start=1):

@@ -22,7 +22,7 @@ from pathlib import Path
 from argfaith.datasets.summaries import read_summary
 from argfaith.errors import ConfigurationError
 from argfaith.mining.distort import EXPECTED, KINDS, SummaryEdit, apply_edits
-from argfaith.mining.units import summary_units
+from argfaith.mining.units import EDIT_POLICY, summary_units
 
 VERIFY_HEADER = """# Verification packet {packet}
 
@@ -61,7 +61,7 @@ def main() -> None:
     for ans in answers:
         meta = json.loads((maps_dir / f"{ans.stem}.map.json").read_text(encoding="utf-8"))
         summ = read_summary(a.data / "ep_summaries" / meta["debate_id"] / meta["summary_file"])
-        units = summary_units(summ).units
+        units = summary_units(summ, policy=EDIT_POLICY).units
         for d in json.loads(ans.read_text(encoding="utf-8")):
             kind, plabel = d.get("kind"), d.get("provision")
             if kind not in KINDS or plabel not in meta["provisions"]:

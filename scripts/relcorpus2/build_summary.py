@@ -23,6 +23,7 @@ from argfaith.datasets.ep import find_ep_debate, read_ep_debate
 from argfaith.datasets.summaries import read_summary
 from argfaith.errors import DataFormatError
 from argfaith.mining.pipeline import plan_summary
+from argfaith.mining.units import SUMMARY_POLICY_V1  # the units these packets were built with
 
 HEADER = """# Annotation packet {packet} — summary sentences × provisions
 
@@ -62,7 +63,7 @@ def main() -> None:
         except DataFormatError:
             continue
         deb = read_ep_debate(find_ep_debate(a.data / "ep_debates", s.debate_id), annotations=False)
-        todo.append((f.name, s.debate_id, plan_summary(s, deb)))
+        todo.append((f.name, s.debate_id, plan_summary(s, deb, policy=SUMMARY_POLICY_V1)))
     a.out.mkdir(parents=True, exist_ok=True)
     for c in range(0, len(todo), a.per_packet):
         packet = f"sum2-{c // a.per_packet + 1:02d}"

@@ -187,12 +187,13 @@ def texts(data: Path, meta_item: dict, cache: dict) -> tuple:
     from argfaith.datasets.ep import find_ep_debate, read_ep_debate
     from argfaith.datasets.summaries import read_summary
     from argfaith.mining.pipeline import plan_debate, plan_summary
+    from argfaith.mining.units import SUMMARY_POLICY_V1  # the units these packets were built with
 
     key = meta_item.get("summary_file") or meta_item["debate_id"]
     if key not in cache:
         deb = read_ep_debate(find_ep_debate(data / "ep_debates", meta_item["debate_id"]), annotations=False)
         if meta_item.get("summary_file"):
-            plan = plan_summary(read_summary(data / "ep_summaries" / meta_item["debate_id"] / meta_item["summary_file"]), deb)
+            plan = plan_summary(read_summary(data / "ep_summaries" / meta_item["debate_id"] / meta_item["summary_file"]), deb, policy=SUMMARY_POLICY_V1)
         else:
             plan = plan_debate(deb, units="sentences")
         prev = {}

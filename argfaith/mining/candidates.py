@@ -154,6 +154,17 @@ def to_queries(
             return None, None, None
         return contexts[u.document], u.speaker, u.intervention_position
 
+    # the unit before each speech unit in its own document (speech or summary), in text order
+    prev: dict[str, str] = {}
+    by_doc: dict[str, list[ArgumentUnit]] = {}
+    for u in units.values():
+        if u.kind == "speech":
+            by_doc.setdefault(u.document, []).append(u)
+    for seq in by_doc.values():
+        seq.sort(key=lambda u: (u.start, u.k))
+        for a, b in zip(seq, seq[1:]):
+            prev[b.id] = a.text
+
     out = []
     for p in pairs:
         s, t = units[p.source_id], units[p.target_id]
@@ -172,6 +183,7 @@ def to_queries(
             source_position=sp,
             target_position=tp,
             genre="summary" if s.origin == "summary" else "debate",
+            source_prev=prev.get(s.id),
         ))
     return out
 

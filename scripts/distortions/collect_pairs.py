@@ -108,9 +108,6 @@ def main() -> None:
           f"kappa {kappa(la, lb) if both else float('nan'):.3f}; A {dict(Counter(la))}; B {dict(Counter(lb))}; disagreements {len(dis)}, "
           f"adjudicated {sum(k in adj for k in dis)}")
 
-    def text(sm: dict, key: str) -> tuple[str, str]:
-        return key, None  # type: ignore[return-value]
-
     if a.cmd == "adjudication":
         from argfaith.datasets.ep import find_ep_debate, read_ep_debate
         from argfaith.datasets.summaries import read_summary
@@ -162,10 +159,14 @@ def main() -> None:
                 unresolved += 1
                 continue
             sm = v["summary"]
+
+            def side(key: str, role: str) -> dict:
+                # summary sentences and provisions by argfaith unit id (no shared text stored); new sentences by their text (ours)
+                return {f"{role}_text": sm["new"][key]["text"]} if key.startswith("N") else {f"{role}_id": sm["labels"][key]}
+
             rows.append({"summary_file": sm["summary_file"], "debate_id": sm["debate_id"], "distortion": v["distortion"],
-                         "source": k[2] if not k[2].startswith("N") else {"new": sm["new"][k[2]]["text"]},
-                         "target": k[3] if not k[3].startswith("N") else {"new": sm["new"][k[3]]["text"]},
-                         "source_key": k[2], "target_key": k[3], "label": lab, "agreement": agr,
+                         **side(k[2], "source"), **side(k[3], "target"),
+                         "target_kind": "proposal" if k[3].startswith("P") else "speech", "label": lab, "agreement": agr,
                          "annotations": {"A": v["A"], "B": v["B"], **({"C": adj[k]} if agr == "adjudicated" else {})}})
         with open(a.out / "pairs.jsonl", "w", encoding="utf-8") as f:
             for r in rows:

@@ -144,13 +144,13 @@ def test_id_hit_with_other_texts_is_not_trusted_in_auto_mode(tmp_path: Path):
 def test_fallback_classifies_only_unrecorded_pairs(tmp_path):
     """recorded:FILE?fallback=NAME: recorded labels where they exist, the fallback elsewhere."""
     from argfaith.mining.classifiers.base import PairQuery
-    from argfaith.mining.classifiers.recorded import make_recorded_classifier
+    from argfaith.mining.classifiers.registry import make_classifier
 
     f = tmp_path / "l.jsonl"
     f.write_text('{"source": "a b c", "target": "d e f", "label": "attack"}\n', encoding="utf-8")
-    clf = make_recorded_classifier(f"{f}?fallback=majority")
+    clf = make_classifier(f"recorded:{f}?fallback=majority")
     preds = clf.classify([PairQuery("a  b c", "d e f"), PairQuery("x", "y")])
     assert [p.label for p in preds] == ["attack", "no relation"]
     assert clf.replayed == 1 and clf.unrecorded == 1 and "majority" in (clf.fingerprint or "")
     with pytest.raises(ConfigurationError, match="fallback"):
-        make_recorded_classifier(f"{f}?fallback=recorded:{f}")
+        make_classifier(f"recorded:{f}?fallback=recorded:{f}")

@@ -251,7 +251,7 @@ class RecordedClassifier:
         return self._usage
 
 
-def make_recorded_classifier(spec: str) -> RecordedClassifier:
+def make_recorded_classifier(spec: str, *, fallback: RelationClassifier | None = None) -> RecordedClassifier:
     """From a CLI spec ``FILE`` or ``FILE?unknown=no-relation&key=ids`` (the part after ``recorded:``)."""
     path, _, query = spec.partition("?")
     if not path:
@@ -259,16 +259,8 @@ def make_recorded_classifier(spec: str) -> RecordedClassifier:
     opts: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
         k, _, v = part.partition("=")
-        if k not in ("unknown", "key", "fallback"):
+        if k not in ("unknown", "key"):
             raise ConfigurationError(
                 f"recorded: unknown option {k!r} (use unknown=error|no-relation, key=auto|ids|texts, fallback=CLASSIFIER)")
         opts[k] = v.replace("-", " ").replace("_", " ") if k == "unknown" else v
-    if "fallback" in opts:
-        from argfaith.mining.classifiers.prior import mining_classifier
-        from argfaith.mining.classifiers.registry import make_classifier
-
-        name = opts["fallback"]
-        if not name or name.startswith("recorded"):
-            raise ConfigurationError(f"recorded: fallback must name another classifier (e.g. fallback=offline), got {name!r}")
-        opts["fallback"] = mining_classifier(make_classifier(name))
-    return RecordedClassifier(path, **opts)
+    return RecordedClassifier(path, fallback=fallback, **opts)

@@ -234,3 +234,118 @@ def pairwise_draws(src: SideDraws, summ: SideDraws, *, epsilon: float = 0.1, tol
         epsilon_agree=ea,
         side_change=(sa * sb) < 0,
     )
+
+
+# ---------------------------------------------------------------------------- intervals of a report
+@dataclass(frozen=True)
+class MetricInterval:
+    """A metric over the draws: its mean and central interval (``level``), with the number of draws."""
+
+    mean: float
+    low: float
+    high: float
+    draws: int
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "draws": self.draws}
+
+
+def _mi(values: np.ndarray, level: float) -> MetricInterval:
+    m, lo, hi = interval(values, level)
+    return MetricInterval(m, lo, hi, int(np.sum(~np.isnan(np.asarray(values, dtype=np.float64)))))
+
+
+@dataclass(frozen=True)
+class SummaryIntervals:
+    """Every metric of one summary against the source, over paired draws."""
+
+    metrics: dict[str, MetricInterval]  # pi_bc, pi_ea, pi_dpc, pi_ar, pi_pcr (summary side)
+    sigma_summary: dict[str, MetricInterval]
+    verdict_probability: dict[str, dict[str, float]]  # proposal -> {balance_consistent, epsilon_accurate, side_change}
+    uncertain_pairs: int
+    draws: PairwiseDraws
+
+
+@dataclass(frozen=True)
+class FaithfulnessIntervals:
+    """Intervals of one source and its summaries (paired draws), with what they assume."""
+
+    draws: int
+    slow_draws: int
+    level: float
+    seed: int
+    fixed_at: float
+    source_metrics: dict[str, MetricInterval]  # pi_ar, pi_pcr of the source
+    sigma_source: dict[str, MetricInterval]
+    source_uncertain_pairs: int
+    summaries: dict[str, SummaryIntervals]
+    p_better: dict[str, dict[str, dict[str, float]]]  # metric -> "A|B" -> {"p_better": .., "p_tie": ..}
+
+
+def faithfulness_intervals(
+    source: QBAF,
+    summaries: Mapping[str, QBAF],
+    *,
+    draws: int = 100,
+    slow_draws: int = 20,
+    seed: int = 0,
+    level: float = 0.90,
+    semantics: str = "dfquad",
+    epsilon: float = 0.1,
+    tolerance: float = 1e-9,
+    method: str = "sync",
+    max_iter: int = 10_000,
+    tol: float = 1e-9,
+) -> FaithfulnessIntervals:
+    """Draw ``draws`` labellings of the source and of every summary (paired by draw index), solve
+    them with the batch engine, and summarise every metric (module docstring). The QBAFs must use
+    the τ to evaluate at (``with_speech_base_score``) and share their proposals."""
+    if draws < 1:
+        raise ValueError(f"draws must be >= 1, got {draws}")
+    rng = np.random.default_rng(seed)
+    props = tuple(source.proposals)
+    dsrc = relation_distribution(source)
+    src_side = sample_side(source, dsrc, draws, rng)
+    src = side_draws(src_side, props, semantics=semantics, method=method, max_iter=max_iter, tol=tol, slow=slow_draws)
+    out: dict[str, SummaryIntervals] = {}
+    per_metric: dict[str, dict[str, np.ndarray]] = {"pi_bc": {}, "pi_ea": {}, "pi_dpc": {}}
+    fixed_at = dsrc.fixed_at if dsrc is not None else DEFAULT_FIXED_AT
+    for name, q in summaries.items():
+        dq = relation_distribution(q)
+        side = sample_side(q, dq, draws, rng)
+        sd = side_draws(side, props, semantics=semantics, method=method, max_iter=max_iter, tol=tol, slow=slow_draws)
+        pw = pairwise_draws(src, sd, epsilon=epsilon, tolerance=tolerance)
+        per_metric["pi_bc"][name] = pw.balance_consistency
+        per_metric["pi_ea"][name] = pw.epsilon_accuracy
+        per_metric["pi_dpc"][name] = pw.d_preferability_consistency
+        out[name] = SummaryIntervals(
+            metrics={"pi_bc": _mi(pw.balance_consistency, level), "pi_ea": _mi(pw.epsilon_accuracy, level),
+                     "pi_dpc": _mi(pw.d_preferability_consistency, level), "pi_ar": _mi(sd.relevance, level),
+                     "pi_pcr": _mi(sd.pro_con_mean, level)},
+            sigma_summary={p: _mi(sd.sigma[:, j], level) for j, p in enumerate(props)},
+            verdict_probability={p: {"balance_consistent": float(pw.balance_agree[:, j].mean()),
+                                     "epsilon_accurate": float(pw.epsilon_agree[:, j].mean()),
+                                     "side_change": float(pw.side_change[:, j].mean())} for j, p in enumerate(props)},
+            uncertain_pairs=len(dq) if dq is not None else 0,
+            draws=pw,
+        )
+    better: dict[str, dict[str, dict[str, float]]] = {}
+    names = list(summaries)
+    for metric, vals in per_metric.items():
+        better[metric] = {}
+        for a in names:
+            for b in names:
+                if a != b:
+                    pb, pt = probability_better(vals[a], vals[b])
+                    better[metric][f"{a}|{b}"] = {"p_better": pb, "p_tie": pt}
+    return FaithfulnessIntervals(
+        draws=draws, slow_draws=min(slow_draws, draws), level=level, seed=seed, fixed_at=fixed_at,
+        source_metrics={"pi_ar": _mi(src.relevance, level), "pi_pcr": _mi(src.pro_con_mean, level)},
+        sigma_source={p: _mi(src.sigma[:, j], level) for j, p in enumerate(props)},
+        source_uncertain_pairs=len(dsrc) if dsrc is not None else 0,
+        summaries=out, p_better=better,
+    )

@@ -267,6 +267,32 @@ def run_fingerprint(plan: MiningPlan, classifier: RelationClassifier) -> str:
     return h.hexdigest()
 
 
+#: Order of the class probabilities ``p`` stored in checkpoint rows.
+LABELS_ORDER = (ATTACK, SUPPORT, NO_RELATION)
+
+
+def relation_distribution_info(plan: MiningPlan, done: Mapping[tuple[str, str], Prediction], fixed_at: float) -> dict[str, Any] | None:
+    """The QBAF metadata of issue 23's error bars: every planned pair whose classifier gave class
+    probabilities with a top class below ``fixed_at``, as ``[source, target, p_attack, p_support]``
+    (:mod:`argfaith.metrics.uncertainty`). None when the classifier gives no probabilities (recorded
+    labels, Claude without repeated answers): the labels are then taken as certain."""
+    rows = []
+    any_probs = False
+    for p in plan.pairs:
+        pr = done[(p.source_id, p.target_id)]
+        probs = pr.probabilities
+        if not probs:
+            continue
+        any_probs = True
+        pa, ps = float(probs.get(ATTACK, 0.0)), float(probs.get(SUPPORT, 0.0))
+        if max(pa, ps, 1.0 - pa - ps) >= fixed_at:
+            continue
+        rows.append([p.source_id, p.target_id, round(pa, 5), round(ps, 5)])
+    if not any_probs:
+        return None
+    return {"pairs": rows, "fixed_at": fixed_at}
+
+
 class PairCheckpoint:
     """Append-only JSONL record of finished pairs (see the module docstring)."""
 
@@ -323,7 +349,9 @@ class PairCheckpoint:
                 key = (row["source_id"], row["target_id"])
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
                 raise DataFormatError(f"{p}:{i}: malformed checkpoint row ({e})") from None
-            self.done[key] = Prediction(label, confidence=row.get("confidence"), fallback=bool(row.get("fallback", False)))
+            probs = row.get("p")
+            self.done[key] = Prediction(label, confidence=row.get("confidence"), fallback=bool(row.get("fallback", False)),
+                                        probabilities=dict(zip(LABELS_ORDER, map(float, probs))) if probs else None)
 
     def _write_lines(self, lines: Sequence[str]) -> None:
         with open(self.path, "a", encoding="utf-8") as fh:
@@ -343,6 +371,8 @@ class PairCheckpoint:
                 row["confidence"] = round(float(pr.confidence), 6)
             if pr.fallback:
                 row["fallback"] = True
+            if pr.probabilities:
+                row["p"] = [round(float(pr.probabilities.get(k, 0.0)), 6) for k in LABELS_ORDER]
             rows.append(json.dumps(row, ensure_ascii=False))
             self.done[(p.source_id, p.target_id)] = pr
         if rows:
@@ -487,6 +517,9 @@ def run_plan(
             **({"unanswered": n_unanswered} if n_unanswered else {}),
         },
     }
+    dist = relation_distribution_info(plan, done, 0.99)
+    if dist is not None:
+        meta["relation_distribution"] = dist
     if info:
         meta.update(info)
     build = build_source_qbaf if plan.kind == "debate" else build_summary_qbaf

@@ -12,13 +12,13 @@ This module takes QBAFs, never text: turning debate and summary documents into Q
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from argfaith.errors import ConfigurationError
 from argfaith.metrics.alignment import Aligner, Alignment, align_qbafs
+from argfaith.metrics.baselines import EMPTY_SUMMARY, empty_summary_values
 from argfaith.metrics.explain import InfluenceTable, ProposalExplanation, explain_proposals, removal_influence_table
 from argfaith.metrics.faithfulness import (
     DEFAULT_EPSILON,
@@ -180,9 +180,11 @@ def analyse_side(
     acc = credulous_acceptance(q, props).accepted
     rel = argument_relevance(q)
     m = mean_pro_con_ratio(q, props, procon=pcs)
+    doc = q.info.get("document") if isinstance(q.info, Mapping) else None
     rep = SideReport(
         name=q.name,
         path=path,
+        document=str(doc) if doc else None,
         n_arguments=q.n,
         n_proposals=len(props),
         n_speech=len(q.speech_arguments),
@@ -354,6 +356,13 @@ def _compare(
             )
             counts["argument_coverage"] = MetricCount(numerator=len(covered), denominator=len(top))
     pw["counts"] = counts
+    pw["baselines"] = {
+        EMPTY_SUMMARY: empty_summary_values(
+            {p: src.strengths[p] for p in ps}, {p: summ.qbaf.argument(p).base_score for p in ps},
+            accepted=src.accepted, epsilon=epsilon, tolerance=tolerance, n_source_speech=len(src.qbaf.speech_arguments),
+            alignment=alignment is not None, coverage=alignment is not None and coverage_k is not None,
+        )
+    }
     explanations: list[ExplanationReport] = []
     if explain:
         exps = explain_proposals(

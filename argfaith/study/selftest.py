@@ -563,8 +563,10 @@ def _rate(c: Counter[str], good: str) -> float | None:
 
 def _warning_kind(w: str) -> str:
     """``relation density [source]``: the warning's name and the side it is about."""
+    from argfaith.metrics.degeneracy import is_debate_warning
+
     head = w.split(":")[0]
-    if "source QBAF" in w or "debate's QBAF" in w:
+    if is_debate_warning(w):
         return f"{head} [source]"
     if "summary QBAF" in w or "summary's QBAF" in w:
         return f"{head} [summary]"

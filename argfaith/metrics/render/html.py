@@ -24,6 +24,7 @@ from argfaith.metrics.render.common import (
     fmt,
     fmt_signed,
     framework_names,
+    grouped_warnings,
     metric_rows,
     primary_tau,
     report_label,
@@ -36,7 +37,8 @@ from argfaith.metrics.render.common import (
     tau_text,
 )
 from argfaith.metrics.render.layout import sigma_fill
-from argfaith.metrics.render.views import GRAPH_AUTO_LIMIT, GRAPH_HARD_LIMIT, bad_proposals, first_words, graph_view, proposal_cards
+from argfaith.metrics.render.overview import WORST, provision_matrix, summary_verdicts
+from argfaith.metrics.render.views import GRAPH_AUTO_LIMIT, GRAPH_HARD_LIMIT, first_words, graph_view, proposal_cards
 from argfaith.metrics.report import EvaluationSuite
 
 __all__ = ["render_html", "CSP"]
@@ -105,6 +107,28 @@ def _graphs(reports: list[Any], full_graph: bool | None) -> tuple[list[Any], str
     return out, ""
 
 
+def _title(title: str, reports: list[Any]) -> str:
+    """The page title, naming the debate (its QBAF's name) when known."""
+    name = reports[0].source.name
+    return f"{title}: {name}" if name else title
+
+
+def _inputs(reports: list[Any]) -> list[tuple[str, str | None, str | None]]:
+    """(label, document, QBAF file) of the debate and of every summary: the files a reader gave,
+    not only the cache paths of the QBAFs mined from them."""
+    r0 = reports[0]
+    out = [("Debate Q" + (f" — {r0.source.name}" if r0.source.name else ""), r0.source.document, r0.source.path)]
+    names, codes = summary_names(reports), summary_codes(reports)
+    seen: set[tuple[str, str]] = set()
+    for r in reports:
+        k = (r.summary.path or "", r.summary.name or "")
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append((f"{codes[k]} {names[k]}", r.summary.document, r.summary.path))
+    return out
+
+
 def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", full_graph: bool | None = None) -> str:
     """Render a report or suite as one self-contained HTML document.
 
@@ -121,11 +145,21 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", fu
         if isinstance(obj, EvaluationSuite) and obj.semantics_sweep else ([], [])
     )
     slabels, srows = strength_rows(reports)
-    bad = bad_proposals(reports)
     tau0 = primary_tau(reports)
     shown = [r for r in reports if r.settings.tau == tau0]
+    matrix = provision_matrix(reports)
+    debate_w, summary_w = grouped_warnings(reports)
     return _env().get_template("report.html.j2").render(
-        title=title,
+        title=_title(title, reports),
+        inputs=_inputs(reports),
+        matrix=matrix,
+        matrix_by_id={row.id: row for row in matrix},
+        card_anchor={p: f"prop-{k}" for k, p in enumerate(reports[0].source.strengths, start=1)},
+        verdicts=summary_verdicts(reports),
+        n_worst=sum(1 for row in matrix if row.rank <= WORST and not row.ok),
+        n_side=sum(1 for row in matrix if row.side_change),
+        debate_warnings=debate_w,
+        summary_warnings=summary_w,
         csp=CSP,
         reports=reports,
         shown=shown,
@@ -140,7 +174,7 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", fu
         taus=taus,
         sens_rows=sens_rows,
         cards=cards,
-        n_bad=len(bad),
+        n_bad=sum(1 for row in matrix if not row.ok),
         graphs=graphs,
         graph_note=graph_note,
         sweep_taus=sweep_taus,

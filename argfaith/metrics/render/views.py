@@ -55,6 +55,10 @@ GRAPH_AUTO_LIMIT = 500
 GRAPH_HARD_LIMIT = 5000
 
 _NONE_ROWS = 3  # rows of "no effect" arguments shown per card
+#: Removal influences smaller than this in absolute value are listed under "no effect": they show
+#: as ±0.000 at the report's three decimals, and a row of "−0.000" under "con" would say that an
+#: argument lowers σ when removing it changes nothing visible.
+ZERO_INFLUENCE = 5e-4
 _TRAIL = re.compile(r"[\s,;:–—-]+$")
 _WORD = re.compile(r"\S+")
 
@@ -152,6 +156,8 @@ class ProposalCard:
     hidden: dict[str, int] = field(default_factory=dict)  # column → arguments bearing on it but not listed
     ok: bool = True  # every summary agrees on every pairwise metric
     aligned: bool = False
+    # "pro" | "con" → per column (debate first): why that column lists no argument ("" = it lists some)
+    notes: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _membership(a: Any) -> str:
@@ -172,10 +178,28 @@ def _view(a: Any, sid: Mapping[str, str], note: str = "") -> ArgView:
 
 def _sign(g: str, a: Any) -> bool:
     if g == "pro":
-        return a.influence > 0
+        return a.influence >= ZERO_INFLUENCE
     if g == "con":
-        return a.influence < 0
-    return a.influence == 0
+        return a.influence <= -ZERO_INFLUENCE
+    return abs(a.influence) < ZERO_INFLUENCE
+
+
+def _empty_note(g: str, side: Any, debate: bool) -> str:
+    """Why a column of a card lists no argument that raises (``g = "pro"``) or lowers σ."""
+    if side is None:
+        return ""
+    who = "debate" if debate else "summary"
+    if side.n_arguments == 0:
+        return f"no {who} argument bears on this provision" + ("" if debate else " (σ* stays at its base score)")
+    verb = "raises" if g == "pro" else "lowers"
+    listed = list(side.arguments)
+    if listed and all(abs(a.influence) < ZERO_INFLUENCE for a in listed):
+        sym = "σ" if debate else "σ*"
+        if side.sigma >= 0.999 or side.sigma <= 0.001:
+            return (f"{sym} is saturated at {side.sigma:.3f}: {side.n_arguments} argument(s) bear on it, but removing any one "
+                    "of them alone changes nothing (listed under no effect)")
+        return f"removing any one of the {side.n_arguments} argument(s) that bear on it alone changes nothing (listed under no effect)"
+    return f"no {who} argument {verb} it"
 
 
 def proposal_cards(reports: list[EvaluationReport]) -> list[ProposalCard]:
@@ -259,6 +283,11 @@ def _fill(card: ProposalCard, e0: Any, exs: list[Any], sid: Mapping[str, str], s
         if g == "none" and len(rows) > _NONE_ROWS:  # a saturated σ: a few examples are enough
             card.hidden["none"] = sum(1 for r in rows[_NONE_ROWS:] for c in r if c is not None)
             rows = rows[:_NONE_ROWS]
+        if g != "none":
+            sides = [e0.source] + [e.summary if e is not None else None for e in exs]
+            card.notes[g] = [
+                "" if any(r[j] is not None for r in rows) else _empty_note(g, sides[j], j == 0) for j in range(len(exs) + 1)
+            ]
         if rows or g != "none":
             card.groups.append((g, rows))
     card.hidden["Q"] = max(0, e0.source.n_arguments - len(src_args))

@@ -185,6 +185,7 @@ def analyse_side(
         name=q.name,
         path=path,
         document=str(doc) if doc else None,
+        topic=str(q.info["topic"]) if isinstance(q.info, Mapping) and q.info.get("topic") else None,
         n_arguments=q.n,
         n_proposals=len(props),
         n_speech=len(q.speech_arguments),

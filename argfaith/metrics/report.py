@@ -95,6 +95,7 @@ class SideReport(_Model):
     document: str | None = Field(
         None, description="The document the QBAF was mined from (debate folder or file, summary file), when known."
     )
+    topic: str | None = Field(None, description="The debate's title, when the QBAF carries it (mined QBAFs do).")
     n_arguments: int
     n_proposals: int
     n_speech: int

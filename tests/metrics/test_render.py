@@ -265,7 +265,9 @@ def test_full_graph_is_opt_in_above_the_legible_size(paper):
     )
     r = evaluate(big, big, explain=False)
     auto = render(r, "html")
-    assert 'class="qbaf-graph"' not in auto and "ask for it with --full-graph" in auto
+    # No whole drawing; the debate is drawn per provision in its card (one provision here).
+    assert auto.count('class="qbaf-graph"') == 1 and '<details class="pgraph">' in auto
+    assert "ask for it with --full-graph" in auto and "too dense to read whole" in auto
     forced = render(r, "html", full_graph=True)
     assert forced.count('class="qbaf-graph"') == 2
     assert 'id="g0-p0"' in forced and 'id="g0-s6"' in forced  # proposal and speaker filters

@@ -38,7 +38,8 @@ from argfaith.metrics.render.common import (
 )
 from argfaith.metrics.render.layout import sigma_fill
 from argfaith.metrics.render.overview import WORST, provision_matrix, summary_verdicts
-from argfaith.metrics.render.views import GRAPH_AUTO_LIMIT, GRAPH_HARD_LIMIT, first_words, graph_view, proposal_cards
+from argfaith.metrics.render.graphs import GRAPH_AUTO_LIMIT, GRAPH_HARD_LIMIT, WHOLE_DEBATE_LIMIT, graph_view, provision_graphs
+from argfaith.metrics.render.views import first_words, proposal_cards
 from argfaith.metrics.report import EvaluationSuite
 
 __all__ = ["render_html", "CSP"]
@@ -74,8 +75,9 @@ def _relation(a: Any) -> str:
     return "indirect"
 
 
-def _graphs(reports: list[Any], full_graph: bool | None) -> tuple[list[Any], str]:
-    """Graph views of the source and each distinct summary, and a note when they are left out."""
+def _graphs(reports: list[Any], full_graph: bool | None) -> tuple[list[Any], str, dict[str, Any]]:
+    """Graph views of the source and each distinct summary, a note when some are left out, and
+    the per-provision drawings of a debate too large to draw whole (:mod:`.graphs`)."""
     r0 = reports[0]
     sides = [("source", "Q", r0.source)]
     seen: set[tuple[str, str]] = set()
@@ -89,27 +91,44 @@ def _graphs(reports: list[Any], full_graph: bool | None) -> tuple[list[Any], str
         seen.add(k)
         sides.append(("summary", f"{codes[k]} {names[k]}", r.summary))
     if full_graph is False:
-        return [], "The full graphs are switched off (--no-full-graph)."
+        return [], "The full graphs are switched off (--no-full-graph).", {}
     if any(s.qbaf is None for _, _, s in sides):
-        return [], "The QBAFs are not embedded in this report (--no-qbafs): no full graph."
+        return [], "The QBAFs are not embedded in this report (--no-qbafs): no full graph.", {}
+    order = list(r0.source.strengths)
+    notes = []
+    pgraphs: dict[str, Any] = {}
+    src_n = r0.source.n_arguments
+    if full_graph is None and WHOLE_DEBATE_LIMIT < src_n <= GRAPH_HARD_LIMIT:
+        shown = next(r for r in reports if r.settings.tau == tau0)
+        influential = {
+            e.proposal: [a.id for a in sorted(e.source.arguments, key=lambda a: -abs(a.influence))] for e in shown.explanations
+        }
+        pgraphs = provision_graphs(r0.source, influential, proposal_order=order)
+        sides = sides[1:]
+        notes.append(f"The debate's graph ({src_n:,} arguments) is too dense to read whole: each provision's card draws its "
+                     "direct attackers and supporters and the paths of its most influential arguments (--full-graph draws it whole).")
+    if not sides:
+        return [], " ".join(notes), pgraphs
     biggest = max(s.n_arguments for _, _, s in sides)
     if biggest > GRAPH_HARD_LIMIT:
-        return [], f"The largest framework has {biggest:,} arguments: too many to draw (limit {GRAPH_HARD_LIMIT:,})."
+        return [], " ".join([*notes, f"The largest framework has {biggest:,} arguments: too many to draw (limit {GRAPH_HARD_LIMIT:,})."]), pgraphs
     if full_graph is None and biggest > GRAPH_AUTO_LIMIT:
-        return [], (f"The largest framework has {biggest:,} arguments, more than a drawing shows legibly "
-                    f"({GRAPH_AUTO_LIMIT}); ask for it with --full-graph.")
-    order = list(r0.source.strengths)
+        return [], " ".join([*notes, f"The largest framework has {biggest:,} arguments, more than a drawing shows legibly "
+                                     f"({GRAPH_AUTO_LIMIT}); ask for it with --full-graph."]), pgraphs
     out = []
     for i, (role, label, side) in enumerate(sides):
         g = graph_view(side, role, f"g{i}", proposal_order=order)
         if g is not None:
             out.append((label, g))
-    return out, ""
+    return out, " ".join(notes), pgraphs
 
 
 def _title(title: str, reports: list[Any]) -> str:
     """The page title, naming the debate (its QBAF's name) when known."""
-    name = reports[0].source.name
+    src = reports[0].source
+    if src.topic and src.name and src.topic != src.name:
+        return f"{title}: {src.topic} ({src.name})"
+    name = src.topic or src.name
     return f"{title}: {name}" if name else title
 
 
@@ -139,7 +158,7 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", fu
     reports = as_reports(obj)
     taus, sens_rows = sensitivity_table(list(obj.sensitivity)) if isinstance(obj, EvaluationSuite) else ([], [])
     cards = proposal_cards(reports)
-    graphs, graph_note = _graphs(reports, full_graph)
+    graphs, graph_note, pgraphs = _graphs(reports, full_graph)
     sweep_taus, sweep_lines = (
         semantics_sweep_table(list(obj.semantics_sweep), primary_tau(reports))
         if isinstance(obj, EvaluationSuite) and obj.semantics_sweep else ([], [])
@@ -177,6 +196,7 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", fu
         n_bad=sum(1 for row in matrix if not row.ok),
         graphs=graphs,
         graph_note=graph_note,
+        pgraphs=pgraphs,
         sweep_taus=sweep_taus,
         sweep_lines=sweep_lines,
         sweep_tau0=tau0,

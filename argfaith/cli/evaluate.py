@@ -241,7 +241,10 @@ def mine_documents(
     doc = load_debate(debate)
     summaries = [load_summary(p) for p in summary_docs]
     clf, spec = make_classifier(classifier)
-    tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}".encode()).hexdigest()[:10]
+    from argfaith.datasets.provision_ids import PROVISION_ID_SCHEME
+
+    # The id scheme is part of the folder: QBAFs and checkpoints of older provision ids are not reused.
+    tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}|{PROVISION_ID_SCHEME}".encode()).hexdigest()[:10]
     root = Path(mined_dir) if mined_dir is not None else cache_dir() / "mined" / f"{doc.id}-{tag}"
     root.mkdir(parents=True, exist_ok=True)
     from argfaith.cli._progress import StepProgress

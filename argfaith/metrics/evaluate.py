@@ -27,7 +27,7 @@ from argfaith.metrics.faithfulness import (
     balance_side,
     mean_pro_con_ratio,
 )
-from argfaith.metrics.proposals import OnMismatch, ProposalMatch, match_proposals
+from argfaith.metrics.proposals import OnMismatch, ProposalMatch, harmonise_proposal_ids, match_proposals
 from argfaith.metrics.report import (
     AlignedPairReport,
     AlignmentReport,
@@ -526,6 +526,7 @@ def evaluate(
     _check_settings(epsilon, tolerance, tau)
     _check_coverage(coverage_k, coverage_salience)
     sem = get_semantics(semantics)
+    source, (summary,) = harmonise_proposal_ids(source, [summary])
     match = match_proposals(source, summary, on_mismatch=on_mismatch)
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
               path_budget=path_budget, semantics=sem)
@@ -595,7 +596,8 @@ def evaluate_many(
     for t in taus:
         _check_settings(epsilon, tolerance, t)
     _check_coverage(coverage_k, coverage_salience)
-    summaries = list(summaries)
+    # QBAFs mined before provision ids followed the printed numbers keep being accepted.
+    source, summaries = harmonise_proposal_ids(source, list(summaries))
     n = len(summaries)
     paths = list(summary_paths) if summary_paths is not None else [None] * n
     if isinstance(alignments, (Alignment,)) or (alignments is not None and not isinstance(alignments, Sequence)):

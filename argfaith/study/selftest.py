@@ -356,7 +356,13 @@ def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: An
     units = list(summary_units(summ).units)
     about = sentences_about(units, proposal_units(debate))
     if written is not None:
-        return [d for d in written.get(Path(sf.path).name, []) if d.kind in cfg.kinds], about
+        # Written sets name provisions by the old positional ids (<debate>-PAR-<n>): one mapping.
+        from dataclasses import replace as _replace
+
+        from argfaith.datasets.provision_ids import canonical_provision_id
+
+        return [_replace(d, provision=canonical_provision_id(d.provision)) for d in written.get(Path(sf.path).name, [])
+                if d.kind in cfg.kinds], about
     disc, und = choose_provisions(about, cfg.provisions, cfg.undiscussed, f"{cfg.seed}:{sf.item_id}")
     fab = [k for k in cfg.kinds if k.startswith("fabricate")]
     make = llm.distortions if llm is not None else (lambda s, d, ps, kinds: rule_distortions(s, d, ps, kinds=kinds))

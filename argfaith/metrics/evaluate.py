@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argfaith.errors import ConfigurationError
 from argfaith.metrics.alignment import Aligner, Alignment, align_qbafs
@@ -59,11 +59,15 @@ from argfaith.qbaf.gradual import gradual_strengths
 from argfaith.qbaf.semantics import GradualSemantics, get_semantics
 from argfaith.qbaf.simple_paths import DEFAULT_PATH_BUDGET, simple_pro_con_sets
 
+if TYPE_CHECKING:
+    from argfaith.metrics.settings import MetricSettings
+
 #: ``status(step, done, total)``: what a long evaluation is doing (``total`` 0 when unknown); the
 #: CLI shows it on stderr.
 Status = Callable[[str, int, int], None]
 
-__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_semantics", "parse_taus"]
+__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "evaluate_with",
+           "parse_semantics", "parse_taus"]
 
 #: Size of the salient set S_k(Q) of π_cov in reports (the 10 strongest source speech arguments).
 DEFAULT_COVERAGE_K = 10
@@ -669,4 +673,36 @@ def evaluate_many(
     return EvaluationSuite(
         reports=[reports[k] for k in order], sensitivity=[rows[k] for k in order],
         semantics_sweep=sorted(sweep, key=lambda r: next(i for i, x in enumerate(sweep) if x.summary == r.summary)),
+    )
+
+
+def evaluate_with(
+    source: QBAF,
+    summaries: Sequence[QBAF],
+    settings: MetricSettings | None = None,
+    *,
+    alignments: Sequence[Alignment | Aligner | None] | Alignment | Aligner | None = None,
+    source_path: str | None = None,
+    summary_paths: Sequence[str | None] | None = None,
+    text_baselines: Sequence[TextBaselines | None] | None = None,
+    include_qbafs: bool = True,
+    status: Status | None = None,
+    progress: Any = None,
+) -> EvaluationSuite:
+    """:func:`evaluate_many` with its options given as one
+    :class:`~argfaith.metrics.settings.MetricSettings` (the object ``argfaith evaluate`` builds
+    from its metric options); ``settings=None`` means the defaults.
+
+    >>> from argfaith.qbaf import QBAF, Argument
+    >>> from argfaith.metrics.settings import MetricSettings
+    >>> q = QBAF.from_arguments([Argument("p", "proposal", 0.5), Argument("s")], attacks=[("s", "p")], debate=True)
+    >>> evaluate_with(q, [q], MetricSettings(taus=(0.2,), explain=False)).reports[0].pairwise.balance_consistency
+    1.0
+    """
+    from argfaith.metrics.settings import MetricSettings as _MS
+
+    opts = (settings or _MS()).evaluate_options()
+    return evaluate_many(
+        source, summaries, **opts, alignments=alignments, source_path=source_path, summary_paths=summary_paths,
+        text_baselines=text_baselines, include_qbafs=include_qbafs, status=status, progress=progress,
     )

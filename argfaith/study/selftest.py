@@ -437,22 +437,30 @@ def run_selftest(
     cfg_key = cfg.key()
     items = list(corpus.debates)
     todo_total = sum(1 for it in items for s in it.summaries if not s.missing_text and s.error is None)
-    emit(("start", todo_total))
-    done = 0
+    # Which summaries are already done, before anything is announced: the first line of progress
+    # says how many are reused, and it is true on a first run (0) as on a resumed one.
+    plan: list[tuple[int, Any, str, list[tuple[Any, str]], list[Any]]] = []
     for i, item in enumerate(items):
         ok = [s for s in item.summaries if not s.missing_text and s.error is None]
         if not ok:
             continue
         ddig = debate_digest(item.path)
-        pending = []
+        pending, reused = [], []
         for sf in ok:
             key = digest_json({"cfg": cfg_key, "clf": fp, "debate": ddig, "summary": sf.digest})
             got = read_json_file(root / "items" / item.debate_id / f"{sf.variant}.json") or {}
             if got.get("key") == key and got.get("final", True):
-                done += 1
-                emit(("item", item.debate_id, sf.variant, "reused", done))
+                reused.append(sf)
             else:
                 pending.append((sf, key))
+        plan.append((i, item, ddig, pending, reused))
+    n_reused = sum(len(p[4]) for p in plan)
+    emit(("start", todo_total, n_reused))
+    done = 0
+    for i, item, ddig, pending, reused in plan:
+        for sf in reused:
+            done += 1
+            emit(("item", item.debate_id, sf.variant, "reused", done))
         partner = _wrong_partner(items, i) if cfg.controls else None
         ckey = digest_json({"cfg": cfg_key, "clf": fp, "debate": ddig,
                             "partner": [partner[1].digest] if partner else None})

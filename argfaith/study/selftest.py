@@ -535,7 +535,8 @@ def run_selftest(
         if need_ctrl:
             emit(("phase", item.debate_id, "controls"))
             empty = _empty_summary_qbaf(q, item.debate_id)
-            ctrl: dict[str, Any] = {"key": ckey, "debate": item.debate_id}
+            ctrl: dict[str, Any] = {"key": ckey, "debate": item.debate_id, "tau": cfg.tau, "epsilon": cfg.epsilon,
+                                    "classifier_fingerprint": fp}
             rep_e = evaluate_many(q, [empty], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
                                   include_qbafs=False, coverage_k=None).reports[0]
             ctrl["empty"] = {**_pairwise(rep_e), "pcr": {k: v for k, v in _pcr(empty).items() if k != "ratios"}}
@@ -594,6 +595,7 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
     per_kind: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     real: dict[str, list[dict[str, Any]]] = defaultdict(list)
     warnings: Counter[str] = Counter()
+    debate_warned: dict[str, set[str]] = {}
     n_items = 0
     pcr_groups: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     all_one: Counter[str] = Counter()
@@ -618,7 +620,10 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
                 if o and o != "n/a":
                     per_kind[d["kind"]][f"pcr_p_{reading}"][o] += 1
         for w in set(_warning_kind(w) for w in r.get("warnings", [])):
-            warnings[w] += 1
+            if w.endswith("[source]"):  # about the debate: counted once per debate, not once per summary
+                debate_warned.setdefault(w, set()).add(r["debate"])
+            else:
+                warnings[w] += 1
         for d in r["distortions"]:
             per_kind[d["kind"]]["sigma"][d["sigma"]] += 1
             per_kind["all"]["sigma"][d["sigma"]] += 1
@@ -664,6 +669,8 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
         "stance_sigma_detected": _rate(stance, "detected"),
         "controls": ctl_out,
         "warnings": dict(warnings),
+        "debate_warnings": {w: len(ds) for w, ds in sorted(debate_warned.items())},
+        "debates": len(real),
         "pcr": {g: {reading: {"n": len(v), "mean": round(sum(v) / len(v), 4) if v else None,
                               "share_one": round(sum(1 for x in v if x == 1.0) / len(v), 4) if v else None}
                     for reading, v in rs.items()} for g, rs in pcr_groups.items()},
@@ -698,6 +705,9 @@ def render_selftest_markdown(agg: dict[str, Any]) -> str:
             if v:
                 cell = lambda r: "—" if not v.get(r) or v[r]["mean"] is None else f"{v[r]['mean']:.2f} ({_fmt(v[r]['share_one'])})"  # noqa: E731
                 lines.append(f"| {g} | {cell('walk')} | {cell('simple')} |")
+    if agg.get("debate_warnings"):
+        lines += ["", f"Degeneracy warnings about the {agg.get('debates', '?')} debates' QBAFs (debates with the warning, each counted once):", ""]
+        lines += [f"- {w}: {n}" for w, n in sorted(agg["debate_warnings"].items(), key=lambda x: -x[1])]
     if agg.get("warnings"):
         lines += ["", f"Degeneracy warnings fired on the {agg['summaries']} real summaries (summaries with the warning):", ""]
         lines += [f"- {w}: {n}" for w, n in sorted(agg["warnings"].items(), key=lambda x: -x[1])]
@@ -719,7 +729,8 @@ def render_selftest_html(agg: dict[str, Any], *, standalone: bool = False) -> st
     for key, name in (("empty", "the empty summary"), ("wrong_debate", "a summary of another debate")):
         ms = agg.get("controls", {}).get(key, {})
         ctl.append(f"<tr><td>{e(name)}</td>" + "".join(f"<td class='num'>{e(_fmt(ms.get(m, {}).get('win_rate')))}</td>" for m in SUMMARY_METRICS) + "</tr>")
-    warns = "".join(f"<li>{e(w)} ({n}×)</li>" for w, n in sorted(agg.get("warnings", {}).items(), key=lambda x: -x[1]))
+    warns = "".join(f"<li>{e(w)} ({n} debate(s))</li>" for w, n in sorted(agg.get("debate_warnings", {}).items(), key=lambda x: -x[1]))
+    warns += "".join(f"<li>{e(w)} ({n}×)</li>" for w, n in sorted(agg.get("warnings", {}).items(), key=lambda x: -x[1]))
     body = f"""<h2>Evaluator self-test</h2>
 <p>{agg.get('summaries', 0)} summaries, classifier <code>{e(str(agg.get('classifier', '')))}</code>
 (fingerprint {e(str(agg.get('classifier_fingerprint', ''))[:10])}). A distortion is <em>detected</em> when the metric moved the

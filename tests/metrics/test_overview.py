@@ -26,8 +26,11 @@ def suite():
 
 def test_severity_rule():
     assert severity(0.3, True) == pytest.approx(0.3)
-    assert severity(-0.05, False) == pytest.approx(1.05)  # any side change outranks any same-side move
-    assert severity(0.05, False) > severity(0.9, True)
+    assert severity(-0.15, False) == pytest.approx(1.15)  # a side change by ε or more outranks any same-side move
+    assert severity(0.1, False) > severity(0.9, True)
+    assert severity(0.05, False) == pytest.approx(0.55)  # half of ε: half the bonus
+    # σ = 0.5004 in the debate, an untouched 0.5 in the summary: a "side change" of no weight
+    assert severity(-0.0004, False) < severity(0.05, True)
 
 
 def test_matrix_ranks_provisions_by_their_worst_summary(suite):

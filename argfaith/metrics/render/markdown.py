@@ -98,7 +98,7 @@ def _overview(reports: list[EvaluationReport]) -> list[str]:
     out = ["## Which provisions does each summary get wrong?", ""]
     out += [f"- **{md_escape(v.code)}** {md_escape(v.name)}: {md_escape(v.sentence)}" for v in summary_verdicts(reports)]
     out += ["", "Cells: σ\\* (σ\\* − σ), then ✓/✗ for π_bc (same side of 0.5), π_εa (within ε) and π_dpc (same credulous "
-            "d-preferred acceptance). Rows ranked by severity = \\|σ\\* − σ\\|, plus 1 for a side change.", ""]
+            "d-preferred acceptance). Rows ranked by severity = \\|σ\\* − σ\\|, plus up to 1 for a side change (a full 1 from ε on).", ""]
     codes = [c.code for c in rows[0].cells]
     body = []
     for r in rows:

@@ -8,10 +8,12 @@
 
 Severity of provision p in summary s (a documented rule, not a tuned score)::
 
-    severity(p, s) = |σ*(p) − σ(p)| + 1 if p changes side of 0.5 (π_bc fails) else |σ*(p) − σ(p)|
+    severity(p, s) = |σ*(p) − σ(p)| + [p changes side of 0.5] · min(1, |σ*(p) − σ(p)| / ε)
 
-so every side change ranks above every change of σ that keeps the side; a provision's severity
-is its largest over the summaries (the one that gets it most wrong). Ties keep the resolution's
+so a side change by at least ε ranks above every change of σ that keeps the side, while a
+"side change" that is only σ = 0.5004 in the debate against an untouched σ* = 0.5 (π_bc's exact
+0.5 is a side of its own) adds almost nothing; a provision's severity is its largest over the
+summaries (the one that gets it most wrong). Ties keep the resolution's
 order. The filters of the HTML page are "the N worst" (:data:`WORST`), "side changes only" and
 "some metric fails".
 """
@@ -42,9 +44,11 @@ WORST = 5
 PAIRWISE = (("balance_consistency", "π_bc"), ("epsilon_accuracy", "π_εa"), ("d_preferability_consistency", "π_dpc"))
 
 
-def severity(difference: float, balance_consistent: bool) -> float:
-    """|σ* − σ|, plus 1 when the provision changes side of 0.5 (module docstring)."""
-    return abs(difference) + (0.0 if balance_consistent else 1.0)
+def severity(difference: float, balance_consistent: bool, epsilon: float = 0.1) -> float:
+    """|σ* − σ|, plus up to 1 when the provision changes side of 0.5 — in proportion to
+    |σ* − σ| / ε, a full 1 from ε on (module docstring)."""
+    d = abs(difference)
+    return d + (0.0 if balance_consistent else min(1.0, d / epsilon))
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def provision_matrix(reports: list[EvaluationReport]) -> list[ProvisionRow]:
             cells.append(MatrixCell(
                 code=codes[_summary_key(r)], sigma=v.sigma_summary, difference=v.difference, balance=v.balance_consistent,
                 epsilon=v.epsilon_accurate, dpc=v.d_preferability_consistent, accepted=v.accepted_summary,
-                severity=severity(v.difference, v.balance_consistent),
+                severity=severity(v.difference, v.balance_consistent, r.settings.epsilon),
             ))
         sev = max((c.severity for c in cells), default=0.0)
         rows.append((i, ProvisionRow(

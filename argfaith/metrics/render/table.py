@@ -317,7 +317,7 @@ def _overview(reports: list[EvaluationReport], width: int) -> list[object]:
         out.append(t)
     more = len(bad) - len(shown)
     legend = ("cells: σ* in the summary, then ✓/✗ for π_bc (same side of 0.5), π_εa (within ε), π_dpc (same "
-              "acceptance); rows ranked by severity = |σ* − σ| + 1 for a side change"
+              "acceptance); rows ranked by severity = |σ* − σ|, + up to 1 for a side change (1 from ε on)"
               + (f"; {more} more provision(s) with a failed metric are in --format html/json" if more else "")
               + f"; {len(rows) - len(bad)} provision(s) every summary gets right are not listed")
     out.append(_t(legend, "dim"))

@@ -177,7 +177,7 @@ def summary_verdicts(reports: list[EvaluationReport]) -> list[SummaryVerdict]:
         n = len(mine)
         wrong = len(side) + len(far) + len(acc)
         worst = None
-        bad = [(row, c) for row, c in mine if not c.ok]
+        bad = sorted(((row, c) for row, c in mine if not c.ok), key=lambda rc: -rc[1].severity)  # this summary's worst first
         if bad:
             row, c = bad[0]
             worst = f"{row.short_id} (σ {row.sigma:.2f} → σ* {c.sigma:.2f})"

@@ -127,6 +127,11 @@ def _strengths_table(reports: list[EvaluationReport], width: int, compact: bool)
     t = Table(title=f"Proposal strengths σ ({semantics_name(reports[0])}; Table 4 layout)", title_justify="left")
     t.add_column("proposal", no_wrap=True)
     labels, rows = strength_rows(reports, compact=compact)
+    from argfaith.metrics.render.overview import proposal_short_ids
+
+    sid = proposal_short_ids(reports)
+    rows = [(sid.get(p, p), s, vals) for p, s, vals in rows]
+    texts = {sid.get(p, p): t for p, t in reports[0].proposals.texts.items()}
     for lab in labels:
         t.add_column(_t(lab), justify="right", no_wrap=True)
     # Proposal texts only when there is room; explanations quote them anyway.
@@ -135,7 +140,6 @@ def _strengths_table(reports: list[EvaluationReport], width: int, compact: bool)
     show_text = room >= 30
     if show_text:
         t.add_column("text", overflow="ellipsis", no_wrap=True, max_width=room)
-    texts = reports[0].proposals.texts
     for p, s, vals in rows:
         extra = [_t(_short(texts.get(p), room), "dim")] if show_text else []
         t.add_row(_t(p), _t(s), *[_t(v) for v in vals], *extra)

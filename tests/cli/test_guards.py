@@ -112,3 +112,15 @@ def test_version_and_help():
     assert heads[:4] == ["Inputs:", "Mining (documents given with --debate):", "Metrics:",
                          "Alignment (supplementary metrics π_sap, π_sar, π_pcc, π_cov):"]
     assert "Output:" in heads and e.index("--max-pairs") < e.index("Metrics:")
+
+
+def test_mine_has_the_same_guards(tmp_path):
+    big = tmp_path / "unrelated.txt"
+    big.write_text(" ".join(f"Sentence number {i} says something about fisheries." for i in range(100)), encoding="utf-8")
+    r = argfaith("mine", str(MINING_DEBATE), "--summary", str(big), "--out", str(tmp_path / "q.json"), "--classifier", "lexical",
+                 "--max-pairs", "500")
+    assert "exceed --max-pairs 500" in one_error_line(r) and not (tmp_path / "q.json").exists()
+    el = tmp_path / "greek.txt"
+    el.write_text(GREEK, encoding="utf-8")
+    r = argfaith("mine", str(MINING_DEBATE), "--summary", str(el), "--out", str(tmp_path / "g.json"), "--classifier", "lexical", "--strict")
+    assert "is in Greek" in one_error_line(r)

@@ -126,8 +126,8 @@ def _adapter(progress: Any) -> Any:
         kind = e[0]
         if kind == "start":
             progress(("start", e[1], e[2] if len(e) > 2 else 0))
-        elif kind == "item":
-            progress(("item", e[1], e[2], "ok" if e[3] in ("ok", "reused") else e[3], 0.0, "", None))
+        elif kind == "item" and e[3] != "reused":  # reused summaries are counted in the start line
+            progress(("item", e[1], e[2], e[3], None, "", None))
         elif kind in ("phase", "pairs"):
             progress(e)
 

@@ -80,6 +80,7 @@ class _Progress:
         self.noun = noun
         self.command = command
         self._last_line = 0.0  # when a progress line was last written to a log (pairs lines are throttled)
+        self._last_pairs: dict[tuple[str, str], int] = {}  # pairs count last written per (debate, label)
 
     def __enter__(self) -> _Progress:
         self.bar.__enter__()
@@ -109,8 +110,10 @@ class _Progress:
             import time
 
             now = time.monotonic()
-            if not self.live and (done >= total or now - self._last_line >= 10.0):
+            last = self._last_pairs.get((did, label))
+            if not self.live and done != last and (done >= total or now - self._last_line >= 10.0):
                 self._last_line = now
+                self._last_pairs[(did, label)] = done
                 self._line(f"  mining {did} {label}: {done:,}/{total:,} pairs")
             key = (did, label)
             if key not in self.tasks:
@@ -126,7 +129,8 @@ class _Progress:
             self.n_done += 1
             if self.total_task is not None:
                 self.bar.update(self.total_task, completed=self.n_done)
-            self._line(f"[{self.n_done:>3}/{self.n_total}] {did}/{variant}: {status} ({secs:.1f} s)")
+            took = f" ({secs:.1f} s)" if isinstance(secs, (int, float)) else ""  # selftest items carry no time
+            self._line(f"[{self.n_done:>3}/{self.n_total}] {did}/{variant}: {status}{took}")
         elif kind == "retry":
             _, did, label, attempt, worker = ev
             # Always said, even with a live display: a lost worker is news.

@@ -79,8 +79,9 @@ def test_selftest_progress_says_what_is_true(tmp_path):
     assert first.returncode == 0, first.stderr
     assert "selftest: 2 summaries, 0 already done" in first.stderr
     assert "CRE-20990201-ITEM-001: mining the source" in first.stderr  # the long step is announced in a log
+    assert "[  2/2] CRE-20990201-ITEM-001/" in first.stderr and "(0.0 s)" not in first.stderr  # no invented timings
     again = argfaith(*args)
-    assert "selftest: 2 summaries, 2 already done" in again.stderr
+    assert "selftest: 2 summaries, 2 already done" in again.stderr and "[  3/2]" not in again.stderr
 
 
 def test_a_pdf_is_named_as_such(tmp_path):

@@ -69,6 +69,7 @@ def _plans(data_root: Path) -> Any:
     from argfaith.datasets.ep import find_ep_debate, read_ep_debate
     from argfaith.datasets.summaries import read_summary
     from argfaith.mining.pipeline import plan_debate, plan_summary
+    from argfaith.mining.units import SUMMARY_POLICY_V1
 
     cache: dict[str, Any] = {}
 
@@ -77,7 +78,9 @@ def _plans(data_root: Path) -> Any:
         if key not in cache:
             deb = read_ep_debate(find_ep_debate(data_root / "ep_debates", debate_id), annotations=False)
             if summary_file:
-                cache[key] = plan_summary(read_summary(data_root / "ep_summaries" / debate_id / summary_file), deb)
+                # the units the corpus' summary packets were built with (stable ids: k counts every segment)
+                cache[key] = plan_summary(read_summary(data_root / "ep_summaries" / debate_id / summary_file), deb,
+                                          policy=SUMMARY_POLICY_V1)
             else:
                 cache[key] = plan_debate(deb, units="sentences")
         return cache[key]

@@ -124,6 +124,22 @@ def all_pairs_reference(
     return out, [f.name for f in chosen]
 
 
+def previous_sentence(context: str | None, source: str) -> str | None:
+    """The sentence just before ``source`` in its speech text ``context`` (None when it is not
+    found or opens the speech): the ``source_prev`` of labelled pairs that only carry texts."""
+    if not context:
+        return None
+    key = " ".join(source.split())[:60]
+    flat = " ".join(context.split())
+    at = flat.find(key)
+    if at <= 0:
+        return None
+    before = flat[:at].rstrip()
+    parts = re.split(r"(?<=[.!?])\s+", before)
+    last = parts[-1].strip() if parts else ""
+    return last if len(last.split()) >= 3 else None
+
+
 def pair_query(pair: RelationPair, contexts: DebateContexts | None = None) -> PairQuery:
     """The classifier's view of a labelled pair (the label stays behind), with the debate
     context of its speech arguments when ``contexts`` can recover it."""
@@ -136,6 +152,7 @@ def pair_query(pair: RelationPair, contexts: DebateContexts | None = None) -> Pa
         source_context=sc[0] if sc else None, target_context=tc[0] if tc else None,
         source_speaker=sc[1] if sc else None, target_speaker=tc[1] if tc else None,
         source_position=sc[2] if sc else None, target_position=tc[2] if tc else None,
+        source_prev=previous_sentence(sc[0] if sc else None, pair.source),
     )
 
 

@@ -35,6 +35,8 @@ def selftest(
     undiscussed: Annotated[int, typer.Option(callback=COUNT, help="Per summary, also fabricate about this many provisions it does not discuss (rules).")] = 1,
     tau: Annotated[float, typer.Option(callback=TAU, help="Speech base score τ, in [0, 1].")] = 0.2,
     epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
+    summary_pairs: Annotated[str, typer.Option(help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
+    summary_units: Annotated[str, typer.Option(help="Summary argument units: default (structural rules + argumentativeness classifier) | rules (rules only) | v1 (the units before issue 21).")] = "default",
     controls: Annotated[bool, typer.Option("--controls/--no-controls", help="Evaluate the empty-summary and wrong-debate controls.")] = True,
     only: Annotated[Optional[list[str]], typer.Option(help="Only this debate id (repeatable).")] = None,
     fmt: Annotated[TableOrJson, typer.Option("--format", help="Output format of the result.")] = TableOrJson.table,
@@ -73,7 +75,7 @@ def selftest(
             read_text(written / "manifest.jsonl", what="distortion manifest")
     cfg = SelftestConfig(debates=deb_dir, summaries=sum_dir, out=out, classifier=spec, distortions=distortions,  # type: ignore[arg-type]
                          kinds=kind_list, provisions=provisions, undiscussed=undiscussed, tau=tau, epsilon=epsilon,
-                         controls=controls, only=tuple(only or ()))
+                         controls=controls, only=tuple(only or ()), summary_pairs=summary_pairs, summary_units=summary_units)
     distorter = None
     if distortions.startswith("llm"):
         from argfaith.llm.client import api_key_available

@@ -216,6 +216,7 @@ def study(
     data: Annotated[Optional[Path], typer.Option(help="Data folder holding ep_debates/ and ep_summaries/ (default: $ARGFAITH_DATA).")] = None,
     classifier: Annotated[Optional[str], typer.Option(help="offline | claude[:MODEL] | recorded:FILE | ... (default: claude with ANTHROPIC_API_KEY, else offline).")] = None,
     candidates: Annotated[str, typer.Option(help="Candidate pairs: all | topk:K | random:K | cascade:P.")] = "all",
+    summary_pairs: Annotated[str, typer.Option(help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
     units: Annotated[str, typer.Option(help="Source speech arguments: auto (human spans when annotated) | spans | sentences.")] = "auto",
     segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
     tau: Annotated[str, typer.Option(help="Speech base score(s) τ, e.g. 0.15,0.2,0.25 (Table 6); tables use 0.2 when listed.")] = "0.15,0.2,0.25",
@@ -280,7 +281,7 @@ def study(
 
     config = StudyConfig(
         debates=deb_dir, summaries=sum_dir, out=out, classifier=spec, candidates=candidates, units=units,
-        segmenter=segmenter, taus=_parse_taus(tau), epsilon=epsilon, baselines=baselines, bertscore_model=bertscore_model,
+        summary_pairs=summary_pairs, segmenter=segmenter, taus=_parse_taus(tau), epsilon=epsilon, baselines=baselines, bertscore_model=bertscore_model,
         semantics=tuple(s.name for s in parse_semantics(semantics)),
         nli_model=nli_model, explain_top=explain_top, top_moves=top_moves, jobs=jobs, only=tuple(only or ()),
         executor=executor, scheduler=scheduler, retries=retries,

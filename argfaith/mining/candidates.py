@@ -47,6 +47,8 @@ __all__ = [
     "Cascade",
     "source_candidates",
     "summary_candidates",
+    "SUMMARY_PAIR_POLICIES",
+    "SummaryPairs",
     "count_source_candidates",
     "count_summary_candidates",
     "parse_candidates",
@@ -81,15 +83,34 @@ def source_candidates(
     return out
 
 
+#: Summary candidate policies (``--summary-pairs``): which pairs of a summary's QBAF are judged.
+SUMMARY_PAIR_POLICIES = ("all", "ordered", "proposals")
+SummaryPairs = Literal["all", "ordered", "proposals"]
+
+
 def summary_candidates(
-    speech: Sequence[ArgumentUnit], proposals: Sequence[ArgumentUnit]
+    speech: Sequence[ArgumentUnit], proposals: Sequence[ArgumentUnit], pairs: SummaryPairs = "all"
 ) -> list[CandidatePair]:
-    """All ordered pairs of a summary: each speech argument → every proposal, then → every other
-    speech argument (in text order)."""
+    """Candidate pairs of a summary's QBAF, source by source in text order.
+
+    ``pairs`` (the summary candidate policy):
+
+    - ``"all"`` — the paper's reading (PAPER.md §7): each sentence → every proposal and every
+      other sentence; cycles are possible;
+    - ``"ordered"`` — each sentence → every proposal and every EARLIER sentence, the debate's
+      temporal constraint applied to text order (acyclic by construction);
+    - ``"proposals"`` — each sentence → every proposal only (no sentence → sentence edges; every
+      summary argument keeps its base score).
+    """
+    if pairs not in SUMMARY_PAIR_POLICIES:
+        raise ConfigurationError(f"unknown summary pair policy {pairs!r}; choose one of {', '.join(SUMMARY_PAIR_POLICIES)}")
     out: list[CandidatePair] = []
-    for s in speech:
+    for i, s in enumerate(speech):
         out.extend(CandidatePair(s.id, p.id, "proposal") for p in proposals)
-        out.extend(CandidatePair(s.id, t.id, "speech") for t in speech if t.id != s.id)
+        if pairs == "all":
+            out.extend(CandidatePair(s.id, t.id, "speech") for t in speech if t.id != s.id)
+        elif pairs == "ordered":
+            out.extend(CandidatePair(s.id, t.id, "speech") for t in speech[:i])
     return out
 
 
@@ -98,9 +119,11 @@ def count_source_candidates(n_speech: int, n_proposals: int) -> int:
     return n_speech * (n_speech - 1) // 2 + n_speech * n_proposals
 
 
-def count_summary_candidates(n_speech: int, n_proposals: int) -> int:
-    """n(n−1) + n·p: the size of :func:`summary_candidates`."""
-    return n_speech * (n_speech - 1) + n_speech * n_proposals
+def count_summary_candidates(n_speech: int, n_proposals: int, pairs: SummaryPairs = "all") -> int:
+    """The size of :func:`summary_candidates` under a policy: n(n−1) + n·p (``all``),
+    n(n−1)/2 + n·p (``ordered``), n·p (``proposals``)."""
+    between = {"all": n_speech * (n_speech - 1), "ordered": n_speech * (n_speech - 1) // 2, "proposals": 0}[pairs]
+    return between + n_speech * n_proposals
 
 
 def _check_order(speech: Sequence[ArgumentUnit]) -> None:
@@ -131,6 +154,17 @@ def to_queries(
             return None, None, None
         return contexts[u.document], u.speaker, u.intervention_position
 
+    # the unit before each speech unit in its own document (speech or summary), in text order
+    prev: dict[str, str] = {}
+    by_doc: dict[str, list[ArgumentUnit]] = {}
+    for u in units.values():
+        if u.kind == "speech":
+            by_doc.setdefault(u.document, []).append(u)
+    for seq in by_doc.values():
+        seq.sort(key=lambda u: (u.start, u.k))
+        for a, b in zip(seq, seq[1:]):
+            prev[b.id] = a.text
+
     out = []
     for p in pairs:
         s, t = units[p.source_id], units[p.target_id]
@@ -149,6 +183,7 @@ def to_queries(
             source_position=sp,
             target_position=tp,
             genre="summary" if s.origin == "summary" else "debate",
+            source_prev=prev.get(s.id),
         ))
     return out
 

@@ -58,7 +58,7 @@ from typing import Literal
 from argfaith.datasets.documents import Debate, Summary
 from argfaith.errors import ConfigurationError
 from argfaith.mining.candidates import tfidf_vectors
-from argfaith.mining.units import ArgumentUnit, proposal_units, summary_units
+from argfaith.mining.units import EDIT_POLICY, ArgumentUnit, proposal_units, summary_units
 
 __all__ = [
     "KINDS",
@@ -130,7 +130,7 @@ def apply_edits(summary: Summary, edits: Sequence[SummaryEdit], *, units: Sequen
     Raises :class:`ConfigurationError` naming the edit when a sentence number is out of range or
     a sentence is edited twice.
     """
-    us = list(units) if units is not None else list(summary_units(summary).units)
+    us = list(units) if units is not None else list(summary_units(summary, policy=EDIT_POLICY).units)
     n = len(us)
     seen: set[int] = set()
     spans: list[tuple[int, int, str]] = []  # (start, end, replacement)
@@ -269,7 +269,7 @@ def rule_distortions(
     for k in kinds:
         if k not in KINDS:
             raise ConfigurationError(f"unknown distortion kind {k!r}; one of {', '.join(KINDS)}")
-    units = list(summary_units(summary).units)
+    units = list(summary_units(summary, policy=EDIT_POLICY).units)
     props = proposal_units(debate)
     by_id = {p.id: p for p in props}
     wanted = list(provisions) if provisions is not None else [p.id for p in props]

@@ -24,7 +24,7 @@ from typing import Any
 from argfaith.datasets.documents import Debate, Summary
 from argfaith.errors import ConfigurationError
 from argfaith.mining.distort import EXPECTED, KINDS, Distortion, SummaryEdit, apply_edits
-from argfaith.mining.units import proposal_units, summary_units
+from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units
 
 __all__ = ["DISTORT_TEMPLATE_VERSION", "distortion_prompt", "parse_distortion_answer", "LLMDistorter", "estimate_distortion_cost"]
 
@@ -104,7 +104,7 @@ class LLMDistorter:
     def plan(self, summary: Summary, debate: Debate, provisions: Sequence[str], kinds: Sequence[str]) -> list[_Planned]:
         from argfaith.llm import build_request
 
-        sents = [u.text for u in summary_units(summary).units]
+        sents = [u.text for u in summary_units(summary, policy=EDIT_POLICY).units]
         props = {p.id: p.text for p in proposal_units(debate)}
         out = []
         for pid in provisions:
@@ -139,7 +139,7 @@ class LLMDistorter:
         finally:
             if cache is not None:
                 cache.close()
-        units = summary_units(summary).units
+        units = summary_units(summary, policy=EDIT_POLICY).units
         out = []
         for p in planned:
             answer = answers[p.request.key]

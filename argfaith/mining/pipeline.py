@@ -33,6 +33,7 @@ from argfaith.mining.build import Relation, build_source_qbaf, build_summary_qba
 from argfaith.mining.candidates import (
     CandidatePair,
     Pruner,
+    SummaryPairs,
     parse_candidates,
     source_candidates,
     summary_candidates,
@@ -224,9 +225,11 @@ def plan_summary(
     cheap_classifier: CheapClassifierFactory | None = None,
     seed: int = 0,
     name: str | None = None,
+    pairs: SummaryPairs = "all",
 ) -> MiningPlan:
-    """Units and candidate pairs of a summary's QBAF: its sentences, the debate's proposals, all
-    ordered pairs."""
+    """Units and candidate pairs of a summary's QBAF: its sentences, the debate's proposals, and
+    the pairs of the summary candidate policy ``pairs`` (:func:`~argfaith.mining.candidates.summary_candidates`:
+    ``all`` ordered pairs — the paper —, ``ordered`` by text position, or ``proposals`` only)."""
     if summary.debate_id is not None and summary.debate_id != debate.id:
         raise ConfigurationError(
             f"summary {summary.source_path or summary_name(summary)!r} is of debate {summary.debate_id!r}, not {debate.id!r}"
@@ -234,12 +237,13 @@ def plan_summary(
     props = proposal_units(debate)
     ext = summary_units(summary, segmenter=segmenter, policy=policy, name=name)
     return _plan(
-        "summary", name or summary_name(summary), debate.topic, props, ext, summary_candidates(ext.units, props),
+        "summary", name or summary_name(summary), debate.topic, props, ext, summary_candidates(ext.units, props, pairs),
         candidates=candidates, cheap_classifier=cheap_classifier, seed=seed, source=summary.source_path,
         info={
             "debate_id": debate.id,
             "summary_variant": summary.variant,
             "summary_model": summary.model,
+            "summary_pairs": pairs,
             **({"missing_text": True} if summary.metadata.get("missing_text") else {}),
         },
     )
@@ -261,6 +265,32 @@ def run_fingerprint(plan: MiningPlan, classifier: RelationClassifier) -> str:
     for u in sorted((*plan.proposals, *plan.speech), key=lambda u: u.id):
         h.update(b"\x00" + u.id.encode() + b"\x01" + u.text.encode())
     return h.hexdigest()
+
+
+#: Order of the class probabilities ``p`` stored in checkpoint rows.
+LABELS_ORDER = (ATTACK, SUPPORT, NO_RELATION)
+
+
+def relation_distribution_info(plan: MiningPlan, done: Mapping[tuple[str, str], Prediction], fixed_at: float) -> dict[str, Any] | None:
+    """The QBAF metadata of issue 23's error bars: every planned pair whose classifier gave class
+    probabilities with a top class below ``fixed_at``, as ``[source, target, p_attack, p_support]``
+    (:mod:`argfaith.metrics.uncertainty`). None when the classifier gives no probabilities (recorded
+    labels, Claude without repeated answers): the labels are then taken as certain."""
+    rows = []
+    any_probs = False
+    for p in plan.pairs:
+        pr = done[(p.source_id, p.target_id)]
+        probs = pr.probabilities
+        if not probs:
+            continue
+        any_probs = True
+        pa, ps = float(probs.get(ATTACK, 0.0)), float(probs.get(SUPPORT, 0.0))
+        if max(pa, ps, 1.0 - pa - ps) >= fixed_at:
+            continue
+        rows.append([p.source_id, p.target_id, round(pa, 5), round(ps, 5)])
+    if not any_probs:
+        return None
+    return {"pairs": rows, "fixed_at": fixed_at}
 
 
 class PairCheckpoint:
@@ -319,7 +349,9 @@ class PairCheckpoint:
                 key = (row["source_id"], row["target_id"])
             except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
                 raise DataFormatError(f"{p}:{i}: malformed checkpoint row ({e})") from None
-            self.done[key] = Prediction(label, confidence=row.get("confidence"), fallback=bool(row.get("fallback", False)))
+            probs = row.get("p")
+            self.done[key] = Prediction(label, confidence=row.get("confidence"), fallback=bool(row.get("fallback", False)),
+                                        probabilities=dict(zip(LABELS_ORDER, map(float, probs))) if probs else None)
 
     def _write_lines(self, lines: Sequence[str]) -> None:
         with open(self.path, "a", encoding="utf-8") as fh:
@@ -339,6 +371,8 @@ class PairCheckpoint:
                 row["confidence"] = round(float(pr.confidence), 6)
             if pr.fallback:
                 row["fallback"] = True
+            if pr.probabilities:
+                row["p"] = [round(float(pr.probabilities.get(k, 0.0)), 6) for k in LABELS_ORDER]
             rows.append(json.dumps(row, ensure_ascii=False))
             self.done[(p.source_id, p.target_id)] = pr
         if rows:
@@ -483,6 +517,9 @@ def run_plan(
             **({"unanswered": n_unanswered} if n_unanswered else {}),
         },
     }
+    dist = relation_distribution_info(plan, done, 0.99)
+    if dist is not None:
+        meta["relation_distribution"] = dist
     if info:
         meta.update(info)
     build = build_source_qbaf if plan.kind == "debate" else build_summary_qbaf
@@ -535,12 +572,13 @@ def mine_summary(
     seed: int = 0,
     name: str | None = None,
     info: Mapping[str, Any] | None = None,
+    pairs: SummaryPairs = "all",
 ) -> MiningResult:
     """Mine a summary's QBAF anchored on the debate's proposals: :func:`plan_summary` then
-    :func:`run_plan`."""
+    :func:`run_plan` (``pairs``: the summary candidate policy)."""
     plan = plan_summary(
         summary, debate, candidates=candidates, segmenter=segmenter, policy=policy,
-        cheap_classifier=cheap_classifier, seed=seed, name=name,
+        cheap_classifier=cheap_classifier, seed=seed, name=name, pairs=pairs,
     )
     return run_plan(
         plan, classifier, tau=tau, checkpoint=checkpoint, restart=restart, progress=progress,

@@ -50,6 +50,11 @@ __all__ = [
     "KEEP_ALL",
     "SENTENCE_POLICY",
     "SUMMARY_POLICY",
+    "SUMMARY_POLICY_V1",
+    "SUMMARY_UNITS_VERSION",
+    "SUMMARY_UNIT_POLICIES",
+    "summary_unit_policy",
+    "EDIT_POLICY",
     "proposal_units",
     "speech_units",
     "segmenter_texts",
@@ -133,6 +138,14 @@ class UnitPolicy:
         label), e.g. "**Date:** 13 February 2006".
     min_words
         Drop units with fewer words (``\\w+`` tokens); 0 keeps everything.
+    drop_metadata
+        Drop ``Label: value`` lines whose label is a metadata field ("Date:", "Topic:", "Number of
+        Contributions:", …; :data:`argfaith.mining.argumentative.METADATA_LABELS`), bold or not, of any
+        length (issue 21; unlike ``drop_fields`` it keeps "**Innovation Focus:** Strong support emerged …").
+    argumentative
+        After the rules, drop summary segments the argumentativeness classifier
+        (:class:`argfaith.mining.argumentative.ArgumentativenessModel`) gives P(argument) below its
+        shipped threshold (reason ``not_argument``).
     """
 
     drop_chair: bool = True
@@ -142,6 +155,8 @@ class UnitPolicy:
     drop_fields: bool = True
     field_max_words: int = 12
     min_words: int = 3
+    drop_metadata: bool = False
+    argumentative: bool = False
 
 
 #: Keep every unit (the default for human spans).
@@ -155,8 +170,20 @@ KEEP_ALL = UnitPolicy(
 )
 #: Default for sentence units of a debate.
 SENTENCE_POLICY = UnitPolicy(drop_headings=False, drop_fields=False)
-#: Default for sentence units of a summary.
-SUMMARY_POLICY = UnitPolicy(drop_chair=False, strip_speaker_header=False)
+#: The summary policy before issue 21: short ``**Field:** value`` lines dropped (which also dropped
+#: argument lines opening with a bold phrase). Frozen: it numbers the sentences of stored summary
+#: edits (:data:`EDIT_POLICY`) and the units of the v1 relation corpus' summary packets.
+SUMMARY_POLICY_V1 = UnitPolicy(drop_chair=False, strip_speaker_header=False)
+#: The sentence numbering ``S1..Sn`` of summary edits (``data/distortions``, written and LLM
+#: distortions, :func:`argfaith.mining.distort.apply_edits`): never changes, so stored edits keep applying.
+EDIT_POLICY = SUMMARY_POLICY_V1
+#: Version of the default summary units (part of the study's and self-test's cache keys): 1 = the
+#: v1 policy, 2 = metadata rule + argumentativeness classifier.
+SUMMARY_UNITS_VERSION = 2
+#: Default for sentence units of a summary (issue 21): headings, bold-only lines, metadata lines and
+#: fragments dropped by rule, then segments the argumentativeness classifier rejects.
+SUMMARY_POLICY = UnitPolicy(drop_chair=False, strip_speaker_header=False, drop_fields=False, drop_metadata=True,
+                            argumentative=True)
 
 
 @dataclass(frozen=True)
@@ -181,6 +208,24 @@ _BOLD_ONLY_RE = re.compile(r"^\s*(\*\*|__)[^\n]+?\1[\s.:]*$")
 _LANG_TAG_RE = re.compile(r"\s*\([A-Z]{2}\)\s*")
 _DASH_SEP_RE = re.compile(r"\s?\.?\s*[–−-]\s")
 _DOT_SEP_RE = re.compile(r"\s?\.\s")
+
+
+#: The summary unit policies by name (``--summary-units``): ``default`` (:data:`SUMMARY_POLICY`),
+#: ``rules`` (its structural rules without the argumentativeness classifier), ``v1``
+#: (:data:`SUMMARY_POLICY_V1`, the units before issue 21).
+SUMMARY_UNIT_POLICIES = {
+    "default": SUMMARY_POLICY,
+    "rules": replace(SUMMARY_POLICY, argumentative=False),
+    "v1": SUMMARY_POLICY_V1,
+}
+
+
+def summary_unit_policy(name: str) -> UnitPolicy:
+    """The named summary unit policy (:data:`SUMMARY_UNIT_POLICIES`); an unknown name is an error naming the choices."""
+    try:
+        return SUMMARY_UNIT_POLICIES[name]
+    except KeyError:
+        raise ConfigurationError(f"--summary-units must be one of {', '.join(SUMMARY_UNIT_POLICIES)}, got {name!r}") from None
 
 
 def word_count(text: str) -> int:
@@ -246,6 +291,12 @@ def _drop_reason(seg: Segment, raw: str, policy: UnitPolicy) -> str | None:
         m = _FIELD_RE.match(raw)
         if m and word_count(m.group("value")) < policy.field_max_words:
             return "field"
+    if policy.drop_metadata:
+        from argfaith.mining.argumentative import structural_reason
+
+        why = structural_reason(seg.kind, raw, text)
+        if why == "metadata":
+            return "metadata"
     if policy.min_words and word_count(text) < policy.min_words:
         return "too_short"
     return None
@@ -415,12 +466,24 @@ def summary_units(
     seg = make_segmenter(segmenter, llm_kind="summary")
     prefix = name or summary_name(summary)
     dropped: Counter[str] = Counter()
-    out: list[ArgumentUnit] = []
+    kept: list[tuple[int, Segment]] = []
     for k, s in enumerate(seg.segment(summary.text), start=1):
         reason = _drop_reason(s, summary.text[s.start : s.end], pol)
         if reason:
             dropped[reason] += 1
             continue
+        kept.append((k, s))
+    if pol.argumentative and kept:
+        from argfaith.mining.argumentative import default_argumentativeness_model
+
+        model = default_argumentativeness_model()
+        p = model.probabilities([(s.kind, summary.text[s.start : s.end], s.text) for _, s in kept])
+        n_rejected = int((p < model.threshold).sum())
+        if n_rejected:
+            dropped["not_argument"] += n_rejected
+        kept = [ks for ks, pk in zip(kept, p) if pk >= model.threshold]
+    out: list[ArgumentUnit] = []
+    for k, s in kept:
         out.append(
             ArgumentUnit(
                 id=f"{prefix}-{k}",

@@ -27,6 +27,7 @@ from typing import Any
 
 from argfaith.datasets.provision_ids import PROVISION_ID_SCHEME
 from argfaith.errors import ConfigurationError, MissingExtraError
+from argfaith.mining.units import SUMMARY_UNITS_VERSION
 
 __all__ = ["StudyConfig", "EXECUTORS", "check_executor", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
 
@@ -120,6 +121,9 @@ class StudyConfig:
         Relation classifier spec (``offline``, ``claude[:MODEL]``, ``recorded:FILE``, ...).
     candidates, units, segmenter, seed, chunk_size :
         Mining options, as for ``argfaith mine``.
+    summary_pairs : str
+        The summary candidate policy (:func:`argfaith.mining.candidates.summary_candidates`):
+        ``all`` ordered pairs, ``ordered`` by text position, or ``proposals`` only.
     taus : tuple of float
         Speech base scores τ to evaluate at (Table 6); ``primary_tau`` (0.2 if listed) is the one
         of the main table views.
@@ -161,6 +165,7 @@ class StudyConfig:
     out: Path
     classifier: str = "offline"
     candidates: str = "all"
+    summary_pairs: str = "all"
     units: str = "auto"
     segmenter: str = "rules"
     seed: int = 0
@@ -197,6 +202,10 @@ class StudyConfig:
         check_executor(self.executor, self.scheduler, self.retries)
         if self.explain_top < 0 or self.top_moves < 0 or self.explain_limit < 1:
             raise ConfigurationError("--explain-top and --top-moves must be >= 0, --explain-limit >= 1")
+        from argfaith.mining.candidates import SUMMARY_PAIR_POLICIES
+
+        if self.summary_pairs not in SUMMARY_PAIR_POLICIES:
+            raise ConfigurationError(f"--summary-pairs must be one of {', '.join(SUMMARY_PAIR_POLICIES)}, got {self.summary_pairs!r}")
         if self.units not in ("auto", "spans", "sentences"):
             raise ConfigurationError(f"--units must be auto, spans or sentences, got {self.units!r}")
         if not self.semantics:
@@ -234,6 +243,8 @@ class StudyConfig:
     def summary_mining_key(self, classifier_fp: str, debate_digest: str, summary_digest: str) -> str:
         return digest_json(
             {"v": STUDY_FORMAT_VERSION, "kind": "summary", "classifier": classifier_fp, **self.mining_options(),
+             **({"summary_pairs": self.summary_pairs} if self.summary_pairs != "all" else {}),
+             "summary_units": SUMMARY_UNITS_VERSION,
              "debate": debate_digest, "summary": summary_digest, "ids": PROVISION_ID_SCHEME}
         )
 

@@ -356,7 +356,7 @@ def _process_summary(
     summary_pairs = None
     if qs is None:
         plan = plan_summary(summ, debate, candidates=cfg.candidates, segmenter=cfg.segmenter,
-                            cheap_classifier=_cheap_factory(cfg), seed=cfg.seed)
+                            cheap_classifier=_cheap_factory(cfg), seed=cfg.seed, pairs=cfg.summary_pairs)  # type: ignore[arg-type]
         res = _mine(plan, clf, paths.summary_checkpoint(task.tag, did, sf.variant), mining_key, task, emit, sf.variant, str(sf.path))
         qs = res.qbaf
         save_qbaf(qs, qpath)

@@ -40,6 +40,7 @@ from typing import Any
 from argfaith.datasets.labels import NO_RELATION
 from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, RelationClassifier, Usage
+from argfaith.mining.units import SUMMARY_UNITS_VERSION
 from argfaith.mining.distort import EXPECTED, KINDS, Distortion, SummaryEdit, apply_edits, rule_distortions, sentences_about
 from argfaith.study.config import StudyConfig, digest_json
 from argfaith.study.corpus import SummaryFile, debate_digest, discover_study
@@ -217,8 +218,16 @@ class SelftestConfig:
     only: tuple[str, ...] = ()
     seed: int = 0
     chunk_size: int = 2000
+    summary_pairs: str = "all"
+    summary_units: str = "default"
 
     def __post_init__(self) -> None:
+        from argfaith.mining.candidates import SUMMARY_PAIR_POLICIES
+        from argfaith.mining.units import summary_unit_policy
+
+        summary_unit_policy(self.summary_units)
+        if self.summary_pairs not in SUMMARY_PAIR_POLICIES:
+            raise ConfigurationError(f"--summary-pairs must be one of {', '.join(SUMMARY_PAIR_POLICIES)}, got {self.summary_pairs!r}")
         for k in self.kinds:
             if k not in KINDS:
                 raise ConfigurationError(f"--kinds: unknown distortion kind {k!r}; one of {', '.join(KINDS)}")
@@ -236,6 +245,11 @@ class SelftestConfig:
         d = {k: v for k, v in asdict(self).items() if k not in ("debates", "summaries", "out", "only", "classifier", "chunk_size")}
         d["kinds"] = list(self.kinds)
         d["v"] = SELFTEST_FORMAT_VERSION
+        d["summary_units_version"] = SUMMARY_UNITS_VERSION
+        if self.summary_pairs == "all":
+            del d["summary_pairs"]  # the paper's policy: results written before the option existed stay valid
+        if self.summary_units == "default":
+            del d["summary_units"]  # the default policy: covered by summary_units_version
         if self.distortions.startswith("written:"):
             man = Path(self.distortions.split(":", 1)[1]) / "manifest.jsonl"
             d["written_digest"] = hashlib.sha256(man.read_bytes()).hexdigest()[:16] if man.exists() else None
@@ -306,10 +320,11 @@ def _pcr(qbaf: Any, proposals: Sequence[str] | None = None) -> dict[str, Any]:
     }
 
 
-def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int) -> Any:
+def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int, pairs: str = "all", units: str = "default") -> Any:
     from argfaith.mining.pipeline import plan_summary, run_plan
+    from argfaith.mining.units import summary_unit_policy
 
-    plan = plan_summary(summary, debate, name=name)
+    plan = plan_summary(summary, debate, name=name, pairs=pairs, policy=summary_unit_policy(units))  # type: ignore[arg-type]
     return run_plan(plan, clf, chunk_size=chunk).qbaf
 
 
@@ -351,9 +366,9 @@ def _source_qbaf(debate: Any, folder: Path, cfg: SelftestConfig, clf: Any, fp: s
 
 def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: Any, written: dict[str, list[Distortion]] | None,
                      llm: Any = None) -> tuple[list[Distortion], dict[str, list[int]]]:
-    from argfaith.mining.units import proposal_units, summary_units
+    from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units
 
-    units = list(summary_units(summ).units)
+    units = list(summary_units(summ, policy=EDIT_POLICY).units)
     about = sentences_about(units, proposal_units(debate))
     if written is not None:
         # Written sets name provisions by the old positional ids (<debate>-PAR-<n>): one mapping.
@@ -375,7 +390,7 @@ def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: An
 def plan_llm_distortions(cfg: SelftestConfig, distorter: Any) -> list[Any]:
     """Every request ``--distortions llm`` would send (for the dry run; nothing is sent)."""
     from argfaith.datasets.documents import load_debate, load_summary
-    from argfaith.mining.units import proposal_units, summary_units
+    from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units
 
     reqs = []
     for item in discover_study(cfg.debates, cfg.summaries, only=cfg.only or None).debates:
@@ -385,7 +400,7 @@ def plan_llm_distortions(cfg: SelftestConfig, distorter: Any) -> list[Any]:
                 continue
             debate = debate or load_debate(item.path)
             summ = load_summary(sf.path)
-            about = sentences_about(list(summary_units(summ).units), proposal_units(debate))
+            about = sentences_about(list(summary_units(summ, policy=EDIT_POLICY).units), proposal_units(debate))
             disc, und = choose_provisions(about, cfg.provisions, cfg.undiscussed, f"{cfg.seed}:{sf.item_id}")
             reqs += [p.request for p in distorter.plan(summ, debate, disc, list(cfg.kinds))]
             fab = [k for k in cfg.kinds if k.startswith("fabricate")]
@@ -480,7 +495,7 @@ def run_selftest(
             if llm is not None:
                 llm.problems = []
             dists, about = _distortions_for(cfg, sf, summ, debate, written, llm)
-            qs0 = _mine_summary(summ, debate, cached, f"{item.debate_id}-{sf.variant}", cfg.chunk_size)
+            qs0 = _mine_summary(summ, debate, cached, f"{item.debate_id}-{sf.variant}", cfg.chunk_size, cfg.summary_pairs, cfg.summary_units)
             qds: list[QBAF] = []
             applied: list[Distortion] = []
             notes: list[str] = []
@@ -490,7 +505,7 @@ def run_selftest(
                 except ConfigurationError as e:
                     notes.append(f"{d.name}: {e}")
                     continue
-                qds.append(_mine_summary(sd, debate, cached, f"{item.debate_id}-{sf.variant}-{d.name}", cfg.chunk_size))
+                qds.append(_mine_summary(sd, debate, cached, f"{item.debate_id}-{sf.variant}-{d.name}", cfg.chunk_size, cfg.summary_pairs, cfg.summary_units))
                 applied.append(d)
             suite = evaluate_many(q, [qs0, *qds], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance,
                                   explain=False, include_qbafs=False, coverage_k=None)
@@ -543,7 +558,7 @@ def run_selftest(
             if partner is not None:
                 other, osf = partner
                 wrong = replace(load_summary(osf.path), debate_id=item.debate_id)
-                qw = _mine_summary(wrong, debate, cached, f"{item.debate_id}-wrong-{other.debate_id}-{osf.variant}", cfg.chunk_size)
+                qw = _mine_summary(wrong, debate, cached, f"{item.debate_id}-wrong-{other.debate_id}-{osf.variant}", cfg.chunk_size, cfg.summary_pairs, cfg.summary_units)
                 rep_w = evaluate_many(q, [qw], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
                                       include_qbafs=False, coverage_k=None).reports[0]
                 ctrl["wrong_debate"] = {**_pairwise(rep_w), "summary_file": str(osf.path), "from_debate": other.debate_id,

@@ -30,7 +30,7 @@ from build_packets import SUMMARY_CHOICE  # noqa: E402
 from argfaith.datasets.ep import find_ep_debate, read_ep_debate  # noqa: E402
 from argfaith.datasets.summaries import read_summary  # noqa: E402
 from argfaith.errors import DataFormatError  # noqa: E402
-from argfaith.mining.units import proposal_units, summary_units  # noqa: E402
+from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units  # noqa: E402
 
 SEED = 20261205
 
@@ -53,6 +53,9 @@ def main() -> None:
     ap.add_argument("--data", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--per-debate", type=int, default=2)
+    ap.add_argument("--corpus-summaries", action="store_true",
+                    help="instead: the 12 summary files whose pairs ARE fully labelled in data/ep_relations_llm "
+                         "(packets cdist-NN; issue 21's ceiling with annotator relations)")
     a = ap.parse_args()
     rng = random.Random(SEED)
     a.out.mkdir(parents=True, exist_ok=True)
@@ -62,7 +65,7 @@ def main() -> None:
         used = f"{did}_{SUMMARY_CHOICE.get(did)}.json"
         files = []
         for f in sorted(folder.glob("*.json")):
-            if f.name == used:
+            if (f.name == used) != a.corpus_summaries:
                 continue
             try:
                 s = read_summary(f)
@@ -74,8 +77,8 @@ def main() -> None:
         props = proposal_units(deb)
         for f, s in files[: a.per_debate]:
             n += 1
-            packet = f"dist-{n:02d}"
-            units = summary_units(s).units
+            packet = f"{'cdist' if a.corpus_summaries else 'dist'}-{n:02d}"
+            units = summary_units(s, policy=EDIT_POLICY).units
             lines = [HEADER.format(packet=packet, topic=deb.topic, summary_file=f.name)]
             lines += [f"[P{i}] {p.text}" for i, p in enumerate(props, start=1)]
             lines += ["", "## The summary, sentence by sentence", ""]

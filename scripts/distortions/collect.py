@@ -22,7 +22,7 @@ from pathlib import Path
 from argfaith.datasets.summaries import read_summary
 from argfaith.errors import ConfigurationError
 from argfaith.mining.distort import EXPECTED, KINDS, SummaryEdit, apply_edits
-from argfaith.mining.units import summary_units
+from argfaith.mining.units import EDIT_POLICY, summary_units
 
 VERIFY_HEADER = """# Verification packet {packet}
 
@@ -49,12 +49,19 @@ def main() -> None:
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--verify-packets", type=int, default=0, help="write this many verification packets")
+    ap.add_argument("--prefix", default="dist", help="packet prefix: dist (the development set) | cdist (issue 21's ceiling set)")
+    ap.add_argument("--answers", type=Path, nargs="*", default=None,
+                    help="folders holding the writers' answer files (default WORK/out); packet maps are read from "
+                         "WORK (dist) or WORK/packets (when present)")
     a = ap.parse_args()
     rows, problems = [], []
-    for ans in sorted((a.work / "out").glob("dist-*.json")):
-        meta = json.loads((a.work / f"{ans.stem}.map.json").read_text(encoding="utf-8"))
+    answer_dirs = a.answers or [a.work / "out"]
+    maps_dir = a.work / "packets" if (a.work / "packets").is_dir() else a.work
+    answers = sorted(f for d in answer_dirs for f in d.glob(f"{a.prefix}-*.json"))
+    for ans in answers:
+        meta = json.loads((maps_dir / f"{ans.stem}.map.json").read_text(encoding="utf-8"))
         summ = read_summary(a.data / "ep_summaries" / meta["debate_id"] / meta["summary_file"])
-        units = summary_units(summ).units
+        units = summary_units(summ, policy=EDIT_POLICY).units
         for d in json.loads(ans.read_text(encoding="utf-8")):
             kind, plabel = d.get("kind"), d.get("provision")
             if kind not in KINDS or plabel not in meta["provisions"]:
@@ -70,8 +77,12 @@ def main() -> None:
             if kind == "invert" and expected not in ("up", "down"):
                 problems.append(f"{ans.name} invert {plabel}: expected {expected!r}, taken as 'cross'")
                 expected = "cross"
+            rid = f"{ans.stem}-{kind}" if a.prefix == "dist" else f"{ans.stem}-{kind}-{plabel}"
+            if any(r["id"] == rid for r in rows):
+                problems.append(f"{ans.name}: {rid} twice (second left out)")
+                continue
             rows.append({
-                "id": f"{ans.stem}-{kind}", "debate_id": meta["debate_id"], "summary_file": meta["summary_file"],
+                "id": rid, "debate_id": meta["debate_id"], "summary_file": meta["summary_file"],
                 "kind": kind, "provision": meta["provisions"][plabel], "provision_label": plabel, "expected": expected,
                 "edits": [{"op": e.op, "sentence": e.sentence, **({"text": e.text} if e.text else {})} for e in edits],
                 "note": d.get("note", ""), "_before": {e.sentence: units[e.sentence - 1].text for e in edits if 1 <= e.sentence <= len(units)},

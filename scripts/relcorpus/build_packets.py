@@ -36,6 +36,7 @@ from pathlib import Path
 from argfaith.datasets.ep import find_ep_debate, list_ep_debates, read_ep_debate
 from argfaith.datasets.summaries import read_summary
 from argfaith.mining.pipeline import plan_debate, plan_summary
+from argfaith.mining.units import SUMMARY_POLICY_V1  # the units these packets were built with
 
 PAPER_DEBATES = ("CRE-20060213-ITEM-013", "CRE-20070905-ITEM-015", "CRE-20080313-ITEM-002")
 SEED = 20261201
@@ -164,7 +165,7 @@ def summary_packets(data: Path, out: Path) -> list[dict]:
     for k, (debate_id, variant) in enumerate(sorted(SUMMARY_CHOICE.items()), start=1):
         deb = read_ep_debate(find_ep_debate(data / "ep_debates", debate_id), annotations=False)
         summ = read_summary(data / "ep_summaries" / debate_id / f"{debate_id}_{variant}.json")
-        plan = plan_summary(summ, deb)
+        plan = plan_summary(summ, deb, policy=SUMMARY_POLICY_V1)
         packet = f"sum-{k:02d}"
         lines, m = _props_block(plan)
         n = len(plan.speech)

@@ -145,12 +145,13 @@ def units_for(meta: dict, debate_id: str, data: Path, cache: dict) -> dict:
     from argfaith.datasets.ep import find_ep_debate, read_ep_debate
     from argfaith.datasets.summaries import read_summary
     from argfaith.mining.pipeline import plan_debate, plan_summary
+    from argfaith.mining.units import SUMMARY_POLICY_V1  # the units these packets were built with
 
     key = meta.get("summary_file") or debate_id
     if key not in cache:
         deb = read_ep_debate(find_ep_debate(data / "ep_debates", debate_id), annotations=False)
         if meta.get("summary_file"):
-            plan = plan_summary(read_summary(data / "ep_summaries" / debate_id / meta["summary_file"]), deb)
+            plan = plan_summary(read_summary(data / "ep_summaries" / debate_id / meta["summary_file"]), deb, policy=SUMMARY_POLICY_V1)
         else:
             plan = plan_debate(deb, units="sentences")
         cache[key] = (plan.topic, plan.units)

@@ -68,6 +68,29 @@ def test_summary_candidates_are_all_ordered_pairs(n, p):
     assert len({(c.source_id, c.target_id) for c in pairs}) == len(pairs)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 20), st.integers(0, 6))
+def test_summary_pair_policies(n, p):
+    """``ordered`` = provisions + earlier sentences (acyclic); ``proposals`` = provisions only;
+    both are subsets of ``all`` and their counts match count_summary_candidates."""
+    sp, pr = speech(n), props(p)
+    every = {(c.source_id, c.target_id) for c in summary_candidates(sp, pr, "all")}
+    ordered = summary_candidates(sp, pr, "ordered")
+    only = summary_candidates(sp, pr, "proposals")
+    assert len(ordered) == count_summary_candidates(n, p, "ordered") == n * (n - 1) // 2 + n * p
+    assert len(only) == count_summary_candidates(n, p, "proposals") == n * p
+    pos = {u.id: u.position for u in sp}
+    assert {(c.source_id, c.target_id) for c in ordered} == {
+        (s, t) for s, t in every if t not in pos or pos[t] < pos[s]}
+    assert {(c.source_id, c.target_id) for c in only} == {(s, t) for s, t in every if t not in pos}
+    assert all(c.target_kind == "proposal" for c in only)
+
+
+def test_unknown_summary_pair_policy_is_named():
+    with pytest.raises(ConfigurationError, match="sometimes"):
+        summary_candidates(speech(2), props(1), "sometimes")  # type: ignore[arg-type]
+
+
 def test_paper_counts():
     # FINDINGS.md §5: the three debates with human spans need 45,188 pairs.
     assert sum(count_source_candidates(n, p) for n, p in ((107, 26), (127, 15), (198, 37))) == 45_188

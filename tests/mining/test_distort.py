@@ -21,7 +21,7 @@ from argfaith.mining.distort import (
     rule_distortions,
     sentences_about,
 )
-from argfaith.mining.units import proposal_units, summary_units
+from argfaith.mining.units import EDIT_POLICY, proposal_units, summary_units
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "study"
 DEBATE = FIX / "ep_debates" / "debates" / "CRE-20990201-ITEM-001"
@@ -39,7 +39,8 @@ def debate():  # type: ignore[no-untyped-def]
 
 
 def texts(s: Summary) -> list[str]:
-    return [u.text for u in summary_units(s).units]
+    """The sentences S1..Sn that summary edits number (EDIT_POLICY, frozen)."""
+    return [u.text for u in summary_units(s, policy=EDIT_POLICY).units]
 
 
 def test_apply_edits_delete_replace_insert(summ: Summary) -> None:
@@ -97,7 +98,7 @@ def test_invert_sentence(text: str, expected: str, n: int) -> None:
 
 
 def test_sentences_about(summ: Summary, debate) -> None:  # type: ignore[no-untyped-def]
-    about = sentences_about(summary_units(summ).units, proposal_units(debate))
+    about = sentences_about(summary_units(summ, policy=EDIT_POLICY).units, proposal_units(debate))
     par1 = "CRE-20990201-ITEM-001-P1"
     assert 2 in about[par1]  # "every ship should be inspected once a year" ~ provision 1
     assert about["CRE-20990201-ITEM-001-P4"] == []  # the forwarding clause is never discussed

@@ -139,3 +139,18 @@ def test_id_hit_with_other_texts_is_not_trusted_in_auto_mode(tmp_path: Path):
     got = clf.classify([q_same, q_other])
     assert [p.label for p in got] == ["attack", "no relation"] and clf.id_text_mismatches == 1
     assert RecordedClassifier(f, key="ids").classify([q_other])[0].label == "attack"  # ids mode trusts ids
+
+
+def test_fallback_classifies_only_unrecorded_pairs(tmp_path):
+    """recorded:FILE?fallback=NAME: recorded labels where they exist, the fallback elsewhere."""
+    from argfaith.mining.classifiers.base import PairQuery
+    from argfaith.mining.classifiers.registry import make_classifier
+
+    f = tmp_path / "l.jsonl"
+    f.write_text('{"source": "a b c", "target": "d e f", "label": "attack"}\n', encoding="utf-8")
+    clf = make_classifier(f"recorded:{f}?fallback=majority")
+    preds = clf.classify([PairQuery("a  b c", "d e f"), PairQuery("x", "y")])
+    assert [p.label for p in preds] == ["attack", "no relation"]
+    assert clf.replayed == 1 and clf.unrecorded == 1 and "majority" in (clf.fingerprint or "")
+    with pytest.raises(ConfigurationError, match="fallback"):
+        make_classifier(f"recorded:{f}?fallback=recorded:{f}")

@@ -14,6 +14,8 @@ from argfaith.mining.segment import clean_markdown
 from argfaith.mining.units import (
     KEEP_ALL,
     SENTENCE_POLICY,
+    SUMMARY_POLICY,
+    SUMMARY_POLICY_V1,
     UnitPolicy,
     is_chair,
     proposal_units,
@@ -148,7 +150,7 @@ def test_proposal_units():
 
 def test_summary_units():
     s = read_summary(EP_SUMMARY)
-    ext = summary_units(s)
+    ext = summary_units(s, policy=replace(SUMMARY_POLICY, argumentative=False))  # the structural rules alone
     texts = [u.text for u in ext.units]
     assert summary_name(s) == "CRE-20990101-ITEM-001-claude_structured_en"
     assert ext.units[0].id.startswith("CRE-20990101-ITEM-001-claude_structured_en-")
@@ -157,12 +159,36 @@ def test_summary_units():
     assert "Jan Kowalski opposed EU-level menus." in texts
     assert 'Eleni Papadopoulou supported free meals: "Τα παιδιά χρειάζονται υγιεινό φαγητό."' in texts
     assert "Fresh vegetables in every canteen." in texts
-    assert ext.dropped == {"heading": 4, "field": 2}  # 3 headings + the bold-only end line; Topic, Date
+    assert ext.dropped == {"heading": 4, "metadata": 2}  # 3 headings + the bold-only end line; Topic, Date
     assert [u.position for u in ext.units] == list(range(len(ext.units)))
     for u in ext.units:
         assert u.text in clean_markdown(s.text[u.start : u.end], block_start=True) or u.text == clean_markdown(
             s.text[u.start : u.end], block_start=False
         )
+
+
+def test_v1_summary_policy_dropped_bold_openings():
+    """The pre-issue-21 rule dropped '**Label:** value' lines under 12 words whatever the label; the
+    metadata rule keeps an argument that opens with a bold phrase and drops metadata of any length."""
+    text = ("**Date:** 13 February 2006, in Strasbourg, during the sitting of the European Parliament that week\n\n"
+            "**Innovation Focus:** Strong support emerged for redirecting aid toward research.\n\n"
+            "**Greek MEPs mounted a strong defense** of their country's position.\n")
+    s = Summary(debate_id="d", text=text, variant="v")
+    v1 = [u.text for u in summary_units(s, policy=SUMMARY_POLICY_V1).units]
+    rules = summary_units(s, policy=replace(SUMMARY_POLICY, argumentative=False))
+    assert not any("Strong support" in t for t in v1) and not any("defense" in t for t in v1)
+    assert [u.k for u in rules.units] == [2, 3] and rules.dropped == {"metadata": 1}
+
+
+def test_argumentativeness_filter_drops_framing_keeps_arguments():
+    """The default summary policy runs the shipped classifier after the rules (issue 21)."""
+    text = ("The debate centered on the reform of State aid. "
+            "Several speakers called for a moratorium on deep-sea trawling because it destroys coral reefs. "
+            "This report is based on the comprehensive analysis of contributions from the debate.")
+    ext = summary_units(Summary(debate_id="d", text=text, variant="v"))
+    assert [u.text for u in ext.units] == ["Several speakers called for a moratorium on deep-sea trawling because it destroys coral reefs."]
+    assert ext.dropped == {"not_argument": 2}
+    assert [u.k for u in ext.units] == [2]  # ids keep counting every segment
 
 
 def test_empty_summary_has_no_units():

@@ -38,6 +38,9 @@ class PairQuery:
     #: ``"debate"`` (speech arguments of a transcript) or ``"summary"`` (sentences of a summary);
     #: ``None`` when unknown. Summaries report speech ("Critics argued that ..."), a genre of its own.
     genre: str | None = None
+    #: The unit just before the source in its speech (or summary): the context a stance is often
+    #: carried in ("Some say X. That is wrong."); ``None`` when the source opens its document or unknown.
+    source_prev: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,10 @@ else by texts.
 
 Unknown pairs (``unknown``): ``"error"`` (default) raises :class:`UnrecordedPairError` naming the
 pair and the file; ``"no relation"`` answers "no relation" with ``fallback=True`` and counts it in
-:attr:`RecordedClassifier.unrecorded` and ``usage.extra["unrecorded"]``.
+:attr:`RecordedClassifier.unrecorded` and ``usage.extra["unrecorded"]``. With a ``fallback``
+classifier (CLI ``recorded:FILE?fallback=offline``) unknown pairs are classified by it instead —
+recorded labels where they exist, a model elsewhere (the self-test's ceiling with annotator labels
+on the summary side, issue 21); the fallback runs with the mining prior.
 """
 
 from __future__ import annotations
@@ -29,13 +32,13 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from argfaith.datasets.labels import LABELS, NO_RELATION, RelationLabel, normalise_label
 from argfaith.errors import ArgfaithError, ConfigurationError, DataFormatError
 from argfaith.datasets.provision_ids import legacy_provision_id
 from argfaith.textio import read_text
-from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, Usage
+from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, RelationClassifier, Usage
 
 __all__ = ["RecordedClassifier", "UnrecordedPairError", "make_recorded_classifier"]
 
@@ -69,6 +72,7 @@ class RecordedClassifier:
         *,
         key: Literal["auto", "ids", "texts"] = "auto",
         unknown: Literal["error", "no relation"] = "error",
+        fallback: RelationClassifier | None = None,
     ) -> None:
         if key not in ("auto", "ids", "texts"):
             raise ConfigurationError(f"key must be 'auto', 'ids' or 'texts', got {key!r}")
@@ -77,7 +81,8 @@ class RecordedClassifier:
         self.path = Path(path)
         self.key = key
         self.unknown = unknown
-        self.name = f"recorded:{self.path.name}"
+        self.fallback = fallback
+        self.name = f"recorded:{self.path.name}" + (f"+{fallback.name}" if fallback is not None else "")
         Entry = tuple[RelationLabel, float | None, int, "tuple[str, str] | None"]
         self._by_ids: dict[tuple[str, str], Entry] = {}
         self._by_texts: dict[tuple[str, str], Entry] = {}
@@ -198,7 +203,27 @@ class RecordedClassifier:
                 return hit[0], hit[1]
         return None
 
+    @property
+    def fingerprint(self) -> str | None:
+        """The fallback's identity (the label file itself is hashed by the study fingerprint)."""
+        if self.fallback is None:
+            return None
+        fb = self.fallback
+        return f"fallback:{type(fb).__qualname__}:{fb.name}:{getattr(fb, 'fingerprint', None) or ''}"
+
     def classify(self, pairs: Sequence[PairQuery], *, progress: ProgressCallback | None = None) -> list[Prediction]:
+        if self.fallback is not None:
+            hits = [self.lookup(q) for q in pairs]
+            missing = [i for i, h in enumerate(hits) if h is None]
+            delegated = self.fallback.classify([pairs[i] for i in missing]) if missing else []
+            got = dict(zip(missing, delegated))
+            self.replayed += len(pairs) - len(missing)
+            self.unrecorded += len(missing)
+            self._usage.extra["replayed"] = float(self.replayed)
+            self._usage.extra["delegated"] = float(self.unrecorded)
+            if progress is not None:
+                progress(len(pairs), len(pairs))
+            return [got[i] if h is None else Prediction(h[0], confidence=h[1]) for i, h in enumerate(hits)]
         out: list[Prediction] = []
         total = len(pairs)
         for i, q in enumerate(pairs):
@@ -230,15 +255,16 @@ class RecordedClassifier:
         return self._usage
 
 
-def make_recorded_classifier(spec: str) -> RecordedClassifier:
+def make_recorded_classifier(spec: str, *, fallback: RelationClassifier | None = None) -> RecordedClassifier:
     """From a CLI spec ``FILE`` or ``FILE?unknown=no-relation&key=ids`` (the part after ``recorded:``)."""
     path, _, query = spec.partition("?")
     if not path:
         raise ConfigurationError("recorded: needs a file, e.g. --classifier recorded:labels.jsonl")
-    opts: dict[str, str] = {}
+    opts: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
         k, _, v = part.partition("=")
         if k not in ("unknown", "key"):
-            raise ConfigurationError(f"recorded: unknown option {k!r} (use unknown=error|no-relation, key=auto|ids|texts)")
+            raise ConfigurationError(
+                f"recorded: unknown option {k!r} (use unknown=error|no-relation, key=auto|ids|texts, fallback=CLASSIFIER)")
         opts[k] = v.replace("-", " ").replace("_", " ") if k == "unknown" else v
-    return RecordedClassifier(path, **opts)  # type: ignore[arg-type]
+    return RecordedClassifier(path, fallback=fallback, **opts)

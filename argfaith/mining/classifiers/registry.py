@@ -10,7 +10,8 @@ Spec grammar: ``NAME[:ARG][?key=value&key=value]``.
 ``majority``           one label for all pairs (``?label=support``; default no relation)
 ``lexical``            TF-IDF overlap + polarity cues (``?threshold=0.15``)
 ``claude[:MODEL]``     the paper's prompts on Claude (``?prompt=few&mode=multi&batch=true``)
-``recorded:FILE``      replay labels from a file (``?unknown=no-relation&key=ids``)
+``recorded:FILE``      replay labels from a file (``?unknown=no-relation&key=ids``; ``fallback=NAME``: another
+                       classifier for the pairs the file does not record)
 =====================  ===============================================================
 
 ``prior`` (offline, embedding): the deployment class prior — ``balanced``, ``sampled``,
@@ -133,8 +134,16 @@ def _recorded(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
 
     if not arg:
         raise ConfigurationError("recorded: needs a file, e.g. --classifier recorded:labels.jsonl")
+    fallback = None
+    if "fallback" in opts:
+        from argfaith.mining.classifiers.prior import mining_classifier
+
+        name = opts.pop("fallback")
+        if not name or name.strip().lower().startswith("recorded"):
+            raise ConfigurationError(f"recorded: fallback must name another classifier (e.g. fallback=offline), got {name!r}")
+        fallback = mining_classifier(make_classifier(name))
     query = "&".join(f"{k}={v}" for k, v in opts.items())
-    return make_recorded_classifier(arg + (f"?{query}" if query else ""))
+    return make_recorded_classifier(arg + (f"?{query}" if query else ""), fallback=fallback)
 
 
 _FACTORIES: dict[str, Callable[[str | None, dict[str, str]], RelationClassifier]] = {

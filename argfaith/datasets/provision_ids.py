@@ -48,6 +48,7 @@ __all__ = [
     "printed_label",
     "provision_ids",
     "is_legacy_provision_id",
+    "is_provision_id",
     "register_provision_ids",
     "canonical_provision_id",
     "legacy_provision_id",
@@ -58,6 +59,7 @@ PROVISION_ID_SCHEME = "printed-1"
 
 _LABEL = re.compile(r"^\s*(\d+(?:\.\d+)*)\.*(?=\s|$|[^\d.])")
 _LEGACY = re.compile(r"^(?P<debate>.+)-PAR-(?P<n>\d+)$")
+_CURRENT = re.compile(r"-(?:P\d+(?:\.\d+)*(?:\(\d+\))?|U\d+)$")
 
 
 def printed_label(text: str) -> str | None:
@@ -84,6 +86,16 @@ def provision_ids(texts: Sequence[str]) -> list[str]:
 def is_legacy_provision_id(pid: str) -> bool:
     """True for an id in the old positional form ``<debate>-PAR-<n>``."""
     return bool(_LEGACY.match(pid))
+
+
+def is_provision_id(pid: str) -> bool:
+    """True for an EP provision's argument id in either scheme (``…-P23``, ``…-P4(2)``, ``…-U7``
+    or the old ``…-PAR-22``) — what id-based code asks instead of ``"-PAR-" in pid``.
+
+    >>> [is_provision_id(x) for x in ("D-P23", "D-P4(2)", "D-U7", "D-PAR-22", "D-1-143-5", "D-claude_en-3")]
+    [True, True, True, True, False, False]
+    """
+    return bool(_LEGACY.match(pid) or _CURRENT.search(pid))
 
 
 @dataclass(frozen=True)

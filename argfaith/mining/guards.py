@@ -62,9 +62,13 @@ class PairCount:
     rule: str  # how the pairs are formed, for messages
 
 
-def count_pairs(debate: Any, summaries: Sequence[Any] = (), *, units: str = "auto", names: Sequence[str] | None = None) -> list[PairCount]:
-    """Candidate pairs of the debate and of each summary (``candidates=all``), from their units
-    alone: nothing is classified and no pair list is built."""
+def count_pairs(
+    debate: Any, summaries: Sequence[Any] = (), *, units: str = "auto", names: Sequence[str] | None = None,
+    summary_pairs: str = "all",
+) -> list[PairCount]:
+    """Candidate pairs of the debate and of each summary (``candidates=all``; summaries under the
+    ``summary_pairs`` policy of :func:`argfaith.mining.candidates.count_summary_candidates`), from
+    their units alone: nothing is classified and no pair list is built."""
     from argfaith.mining.candidates import count_source_candidates, count_summary_candidates
     from argfaith.mining.units import proposal_units, speech_units, summary_units
 
@@ -75,8 +79,12 @@ def count_pairs(debate: Any, summaries: Sequence[Any] = (), *, units: str = "aut
     for i, s in enumerate(summaries):
         su = summary_units(s).units
         label = (names[i] if names is not None else None) or s.source_path or f"summary {i + 1}"
-        out.append(PairCount(f"summary {label}", len(su), n_props, count_summary_candidates(len(su), n_props),
-                             "all ordered pairs of sentences, and each sentence → every provision"))
+        rule = {"all": "all ordered pairs of sentences, and each sentence → every provision",
+                "ordered": "each sentence → every earlier one and every provision",
+                "proposals": "each sentence → every provision"}.get(summary_pairs, f"summary pairs {summary_pairs}")
+        out.append(PairCount(f"summary {label}", len(su), n_props,
+                             count_summary_candidates(len(su), n_props, summary_pairs),  # type: ignore[arg-type]
+                             rule))
     return out
 
 

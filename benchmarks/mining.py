@@ -237,10 +237,12 @@ def _exhaustive_recall(plan: Any, clf: Any) -> dict[str, Any]:
     pre = EXHAUSTIVE_DEBATE + "-"
     gold: dict[tuple[str, str], str] = {}
     sources = {pre + s for s in EXHAUSTIVE_LABELS}
+    from argfaith.datasets.provision_ids import canonical_provision_id
+
     for src, labs in EXHAUSTIVE_LABELS.items():
         for lab, targets in labs.items():
-            for t in targets:
-                gold[(pre + src, pre + t)] = lab
+            for t in targets:  # the labels name provisions by the old positional ids (PAR-<n>): one mapping
+                gold[(pre + src, canonical_provision_id(pre + t))] = lab
     cands = [c for c in plan.pairs if c.source_id in sources]
     cand_keys = {(c.source_id, c.target_id) for c in cands}
     bad = [k for k in gold if k not in cand_keys]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from argfaith.datasets.labels import normalise_label
+from argfaith.datasets.provision_ids import canonical_provision_id
 from argfaith.errors import DataFormatError
 from argfaith.mining.candidates import CandidatePair
 from argfaith.mining.classifiers.base import PairQuery
@@ -131,6 +132,8 @@ def load_ep_relation_corpus(
             label = normalise_label(r["label"])
             plan = plan_of(r["debate_id"], r.get("summary_file"))
             units = plan.units
+            # The corpus is keyed by the old positional provision ids (<debate>-PAR-<n>): one mapping.
+            r["source_id"], r["target_id"] = canonical_provision_id(r["source_id"]), canonical_provision_id(r["target_id"])
             if r["source_id"] not in units or r["target_id"] not in units:
                 missing = r["source_id"] if r["source_id"] not in units else r["target_id"]
                 raise DataFormatError(f"{where}: argument {missing!r} is not in the EP data under {root}")

@@ -60,7 +60,7 @@ class DebateContexts:
 
     An id ``<debate>-<intervention>-<k>`` (human span or sentence ``k`` of an intervention; the
     silver pairs' and ``data/ep_pairs_llm``'s layout) maps to (speech text, speaker, debate
-    position of the speech); proposal ids (``<debate>-PAR-<n>``), unknown debates and other id
+    position of the speech); proposal ids (``<debate>-P<n>`` or the old ``<debate>-PAR-<n>``), unknown debates and other id
     shapes map to ``None``. ``found`` / ``missing`` count lookups (reported by the benchmark).
     """
 
@@ -83,10 +83,13 @@ class DebateContexts:
 
     def lookup(self, unit_id: str | None) -> tuple[str, str, int] | None:
         """(speech text, speaker, position) of a speech argument id, else ``None``."""
-        m = _UNIT_ID.match(unit_id) if unit_id and "-PAR-" not in unit_id else None
+        from argfaith.datasets.provision_ids import is_provision_id
+
+        speech = bool(unit_id) and not is_provision_id(unit_id)  # type: ignore[arg-type]
+        m = _UNIT_ID.match(unit_id) if speech else None  # type: ignore[arg-type]
         speeches = self._speeches(m["debate"]) if m else None
         hit = speeches.get(m["intervention"]) if speeches and m else None
-        if unit_id and "-PAR-" not in unit_id:
+        if speech:
             if hit is None:
                 self.missing += 1
             else:

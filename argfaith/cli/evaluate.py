@@ -1,7 +1,10 @@
 """`argfaith evaluate`: how faithfully does a summary QBAF carry the arguments of its debate QBAF?
 
-The command wires files to :func:`argfaith.metrics.evaluate.evaluate_many` (the seam that takes
-QBAFs) and renders the report. Text baselines (ROUGE, BERTScore, NLI) are computed from the
+The command turns its options into the library's settings objects (inputs, mining, metrics,
+alignment, output: :mod:`argfaith.metrics.settings`, :mod:`argfaith.mining.settings`; its help
+lists the options in the same groups), mines documents when given (after the pair budget and
+language checks of :mod:`argfaith.mining.guards`), evaluates through
+:func:`argfaith.metrics.evaluate.evaluate_with` and renders the report. Text baselines (ROUGE, BERTScore, NLI) are computed from the
 debate / summary documents when given.
 """
 
@@ -15,8 +18,12 @@ from typing import Annotated, Any, Optional
 import typer
 
 from argfaith.cli._app import app
+from argfaith.cli._help import GroupedCommand
 from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, SEMANTICS, UNIT
 from argfaith.cli.engine import SolverMethod
+from argfaith.metrics.settings import AlignmentSettings, InputSettings, MetricSettings, OutputSettings
+from argfaith.mining.guards import DEFAULT_MAX_PAIRS
+from argfaith.mining.settings import MiningSettings
 
 __all__ = ["evaluate", "evaluate_files"]
 
@@ -55,7 +62,6 @@ class AlignMethod(str, Enum):
     llm = "llm"
 
 
-_SUFFIX_FORMAT = {".json": OutputFormat.json, ".md": OutputFormat.markdown, ".markdown": OutputFormat.markdown, ".html": OutputFormat.html, ".htm": OutputFormat.html}
 
 
 def _read_source_text(path: Path) -> str:
@@ -122,43 +128,49 @@ def _parse_baselines(text: str | None) -> list[str]:
     return out
 
 
-def evaluate_files(
-    source: Path,
-    summaries: list[Path],
-    *,
-    taus: list[float | None],
-    epsilon: float = 0.1,
-    tolerance: float = 1e-9,
-    proposals: str = "exact",
-    alignment_files: list[Path] | None = None,
-    align: str | None = None,
-    align_threshold: float | None = None,
-    align_model: Path | None = None,
-    align_measure: str | None = None,
-    llm_model: str | None = None,
-    llm_batch: bool = False,
-    llm_progress: Any = None,
-    solver: str = "sync",
-    max_iter: int = 10_000,
-    tol: float = 1e-9,
-    strict: bool = False,
-    explain: bool = True,
-    explain_top: int | None = 10,
-    include_qbafs: bool = True,
-    text_baselines: list[Any] | None = None,
-    coverage_k: int | None = 10,
-    coverage_salience: str = "strength",
-    pcr_reading: str = "walk",
-    path_budget: int = 200_000,
-    status: Any = None,
-    semantics: Any = "dfquad",
-) -> Any:
-    """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
-    before rendering). ``status(step, done, total)`` hears about each step (reading included)."""
+def _aligners(alignment: AlignmentSettings, q: Any, n: int, llm_progress: Any = None) -> list[Any]:
+    """One aligner (or None) per summary, from the alignment settings."""
     from argfaith.errors import ConfigurationError
     from argfaith.metrics.aligners import make_aligner
     from argfaith.metrics.alignment import FileAligner
-    from argfaith.metrics.evaluate import evaluate_many
+
+    if alignment.files:
+        if len(alignment.files) == 1 and n > 1:
+            raise ConfigurationError(
+                f"--alignment was given once for {n} summaries; give one alignment file per --summary, in the same order"
+            )
+        if len(alignment.files) != n:
+            raise ConfigurationError(f"--alignment was given {len(alignment.files)} times for {n} --summary files; give one per summary")
+        return [FileAligner(p) for p in alignment.files]
+    if alignment.method is None:
+        return [None] * n
+    opts: dict[str, Any] = {"threshold": alignment.threshold}
+    if alignment.method == "embedding":
+        opts["model"] = alignment.model
+    if alignment.method == "lexical":
+        opts["measure"] = alignment.measure
+    if alignment.method == "llm":
+        opts.update(model=alignment.llm_model, batch=alignment.llm_batch, topic=q.name, progress=llm_progress)
+    if alignment.method in ("id", "exact"):
+        opts = {}
+    return [make_aligner(alignment.method, **opts)] * n
+
+
+def evaluate_files(
+    source: Path,
+    summaries: list[Path],
+    metrics: MetricSettings,
+    alignment: AlignmentSettings | None = None,
+    *,
+    include_qbafs: bool = True,
+    text_baselines: list[Any] | None = None,
+    llm_progress: Any = None,
+    status: Any = None,
+) -> Any:
+    """QBAF files → :class:`~argfaith.metrics.report.EvaluationSuite` (what the command does
+    before rendering), through :func:`argfaith.metrics.evaluate.evaluate_with`.
+    ``status(step, done, total)`` hears about each step (reading included)."""
+    from argfaith.metrics.evaluate import evaluate_with
     from argfaith.qbaf import load_qbaf
 
     def reading(p: Path) -> Any:
@@ -168,63 +180,31 @@ def evaluate_files(
 
     q = reading(source)
     qs = [reading(s) for s in summaries]
-    aligners: list[Any]
-    if alignment_files:
-        if align:
-            raise ConfigurationError("give either --alignment FILE or --align METHOD, not both")
-        if len(alignment_files) == 1 and len(qs) > 1:
-            raise ConfigurationError(
-                f"--alignment was given once for {len(qs)} summaries; give one alignment file per --summary, in the same order"
-            )
-        if len(alignment_files) != len(qs):
-            raise ConfigurationError(f"--alignment was given {len(alignment_files)} times for {len(qs)} --summary files; give one per summary")
-        aligners = [FileAligner(p) for p in alignment_files]
-    elif align:
-        opts: dict[str, Any] = {"threshold": align_threshold}
-        if align == "embedding":
-            opts["model"] = align_model
-        if align == "lexical":
-            opts["measure"] = align_measure
-        if align == "llm":
-            opts.update(model=llm_model, batch=llm_batch, topic=q.name, progress=llm_progress)
-        elif llm_model is not None or llm_batch:
-            raise ConfigurationError("--llm-model / --llm-batch need --align llm")
-        if align in ("id", "exact"):
-            if align_threshold is not None:
-                raise ConfigurationError(f"--align-threshold does not apply to --align {align}")
-            opts = {}
-        one = make_aligner(align, **opts)
-        aligners = [one] * len(qs)
-    else:
-        if align_threshold is not None or align_model is not None or llm_model is not None or llm_batch:
-            raise ConfigurationError("--align-threshold / --align-model / --llm-model / --llm-batch need --align METHOD")
-        aligners = [None] * len(qs)
-    return evaluate_many(
-        q, qs, taus=taus, epsilon=epsilon, tolerance=tolerance,
-        on_mismatch="intersection" if proposals == "intersection" else "error",
-        alignments=aligners, explain=explain, explain_limit=explain_top, method=solver, max_iter=max_iter, tol=tol,
-        strict=strict, include_qbafs=include_qbafs, source_path=str(source), summary_paths=[str(s) for s in summaries],
-        text_baselines=text_baselines, coverage_k=coverage_k, coverage_salience=coverage_salience,
-        pro_con_reading=pcr_reading, path_budget=path_budget, semantics=semantics,
-        status=status,
+    aligners = _aligners(alignment or AlignmentSettings(), q, len(qs), llm_progress)
+    return evaluate_with(
+        q, qs, metrics, alignments=aligners, source_path=str(source), summary_paths=[str(s) for s in summaries],
+        text_baselines=text_baselines, include_qbafs=include_qbafs, status=status,
     )
 
 
 def mine_documents(
     debate: Path,
     summary_docs: list[Path],
+    mining: MiningSettings,
     *,
-    classifier: str | None,
-    candidates: str = "all",
-    mined_dir: Path | None = None,
+    strict: bool = False,
     restart: bool = False,
     quiet: bool = False,
 ) -> tuple[Path, list[Path]]:
     """Mine the debate's source QBAF and each summary's QBAF (PAPER.md §7) with
-    :mod:`argfaith.mining`, saving them (and the resumable pair checkpoints) under ``mined_dir``.
+    :mod:`argfaith.mining`, saving them (and the resumable pair checkpoints) under
+    ``mining.mined_dir``.
 
-    Returns the paths of the saved source QBAF and summary QBAFs. A rerun resumes from the
-    checkpoints and does not classify a finished pair again.
+    Before any pair is classified: the candidate pairs of every document are counted and a
+    document over ``mining.max_pairs`` is refused, and the language of each document is compared
+    with the one the classifier reads (a warning, an error with ``strict``;
+    :mod:`argfaith.mining.guards`). Returns the paths of the saved source QBAF and summary QBAFs.
+    A rerun resumes from the checkpoints and does not classify a finished pair again.
     """
     import hashlib
     import os
@@ -235,18 +215,28 @@ def mine_documents(
     from argfaith.cli.mine import make_classifier
     from argfaith.datasets.documents import load_debate, load_summary
     from argfaith.datasets.paths import cache_dir
+    from argfaith.mining.guards import check_languages, check_pair_budget, count_pairs
     from argfaith.mining.pipeline import mine_debate, mine_summary
     from argfaith.qbaf import save_qbaf
 
     doc = load_debate(debate)
     summaries = [load_summary(p) for p in summary_docs]
-    clf, spec = make_classifier(classifier)
-    tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}".encode()).hexdigest()[:10]
-    root = Path(mined_dir) if mined_dir is not None else cache_dir() / "mined" / f"{doc.id}-{tag}"
+    names = [str(p) for p in summary_docs]
+    # The guards run before the classifier is even built: a refused job costs a second or two.
+    check_pair_budget(count_pairs(doc, summaries, names=names), mining.max_pairs)
+    clf, spec = make_classifier(mining.classifier)
+    err = Console(stderr=True)
+    for w in check_languages(doc, summaries, clf, strict=strict, names=names):
+        err.print(f"warning: {w}", style="bold yellow", highlight=False, markup=False, soft_wrap=True)
+    from argfaith.datasets.provision_ids import PROVISION_ID_SCHEME
+
+    candidates = mining.candidates
+    # The id scheme is part of the folder: QBAFs and checkpoints of older provision ids are not reused.
+    tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}|{PROVISION_ID_SCHEME}".encode()).hexdigest()[:10]
+    root = Path(mining.mined_dir) if mining.mined_dir is not None else cache_dir() / "mined" / f"{doc.id}-{tag}"
     root.mkdir(parents=True, exist_ok=True)
     from argfaith.cli._progress import StepProgress
 
-    err = Console(stderr=True)
     out_summaries: list[Path] = []
     steps = StepProgress(quiet=quiet or err.is_terminal)  # plain lines where the bar does not draw
     with steps, Progress(
@@ -292,81 +282,94 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-@app.command()
+_IN, _MINE, _MET, _ALIGN, _TEXT, _OUT = "Inputs", "Mining (documents given with --debate)", "Metrics", \
+    "Alignment (supplementary metrics π_sap, π_sar, π_pcc, π_cov)", "Text baselines", "Output"
+
+
+@app.command(cls=GroupedCommand)
 def evaluate(
-    source: Annotated[Optional[Path], typer.Option("--source", help="Source (debate) QBAF JSON file Q.")] = None,
-    summary: Annotated[Optional[list[Path]], typer.Option("--summary", help="Summary QBAF JSON file Q*; repeat for several summaries (one column each).")] = None,
-    debate: Annotated[Optional[Path], typer.Option("--debate", help="Instead of --source: a debate document (JSON debate, transcript or EP folder), mined into Q first.")] = None,
-    summary_doc: Annotated[Optional[list[Path]], typer.Option("--summary-doc", help="With --debate: a summary document (text, JSON), mined into Q* first; repeatable.")] = None,
-    classifier: Annotated[Optional[str], typer.Option(help="Relation classifier for mining documents: claude | offline | recorded:FILE | ... (default: claude with ANTHROPIC_API_KEY, else offline).")] = None,
-    candidates: Annotated[str, typer.Option(help="Candidate pairs when mining: all | topk:K | random:K | cascade:P.")] = "all",
-    mined_dir: Annotated[Optional[Path], typer.Option(help="Where mined QBAFs and their resumable checkpoints go (default: $ARGFAITH_CACHE/mined/<debate>-<hash>).")] = None,
-    tau: Annotated[Optional[str], typer.Option("--tau", help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
-    epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of ε-accuracy π_εa, in (0, 1].")] = 0.1,
-    tolerance: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Tolerance (>= 0) of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
-    proposals: Annotated[ProposalPolicy, typer.Option(help="'exact': proposal sets must match (else an error naming the ids); 'intersection': evaluate on the shared proposals and report the rest.")] = ProposalPolicy.exact,
-    alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary. Enables π_sap, π_sar, π_pcc.")] = None,
-    align: Annotated[Optional[AlignMethod], typer.Option("--align", help="Align speech arguments automatically (enables π_sap, π_sar, π_pcc).")] = None,
-    coverage_k: Annotated[int, typer.Option(callback=COUNT, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
-    coverage_salience: Annotated[CoverageSalience, typer.Option(help="Salience ranking the arguments of π_cov: strength (σ), influence, degree or replies.")] = CoverageSalience.strength,
-    align_threshold: Annotated[Optional[float], typer.Option(callback=UNIT, help="Similarity threshold in [0, 1] for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
-    align_measure: Annotated[Optional[str], typer.Option(help="--align lexical: 'tfidf' (default) or 'token_f1'.")] = None,
-    align_model: Annotated[Optional[Path], typer.Option(help="--align embedding: a local sentence-transformers model directory (default: all-MiniLM-L6-v2 from the embeddings extra).")] = None,
-    llm_model: Annotated[Optional[str], typer.Option(help="--align llm: Claude model id (default: argfaith.llm.DEFAULT_MODEL). Needs ANTHROPIC_API_KEY unless every request is cached.")] = None,
-    llm_batch: Annotated[bool, typer.Option(help="--align llm: send uncached requests through the Message Batches API (half price, slower).")] = False,
-    format: Annotated[Optional[OutputFormat], typer.Option("--format", help="Output format (default: from --out's suffix, else table).")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write the report to this file instead of stdout.")] = None,
-    semantics: Annotated[str, typer.Option(callback=SEMANTICS, help="Gradual semantics of σ: one name (dfquad, quad, quadratic-energy, euler-based, restricted-euler-based, mlp-based, weighted-h-categorizer, or aggregation:influence), or several comma-separated / 'all' for a semantics sweep: the report uses the first, the sweep shows π_bc / π_εa and the proposals that change side under each.")] = "dfquad",
-    solver: Annotated[SolverMethod, typer.Option(help="Solver for cyclic summary QBAFs: synchronous iteration or continuous RK4.")] = SolverMethod.sync,
-    max_iter: Annotated[int, typer.Option(callback=ITERATIONS, help="Iteration budget per cyclic component (>= 1).")] = 10_000,
-    tol: Annotated[float, typer.Option(callback=NONNEGATIVE, help="Solver convergence tolerance (>= 0).")] = 1e-9,
-    strict: Annotated[bool, typer.Option(help="Fail (exit 2) when a QBAF's strengths do not converge.")] = False,
-    pcr_reading: Annotated[PathReading, typer.Option("--pcr-reading", help="Paths of pro/con (π_pcr, π_pcc): walk (PAPER.md §3) or simple (exact within --path-budget steps; degenerate cyclic summaries get informative ratios).")] = PathReading.walk,
-    path_budget: Annotated[int, typer.Option(callback=ITERATIONS, help="--pcr-reading simple: search steps per proposal (>= 1) before the result is reported as a lower bound.")] = 200_000,
-    explain: Annotated[bool, typer.Option(help="Per-proposal explanations (arguments ranked by influence).")] = True,
-    explain_top: Annotated[int, typer.Option(callback=COUNT, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
-    qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", help="Embed both QBAFs in JSON output (and in HTML, for the full graphs).")] = True,
-    full_graph: Annotated[Optional[bool], typer.Option("--full-graph/--no-full-graph", help="HTML: the filterable full argument graphs (default: included, folded, when every framework has at most 500 arguments: argfaith.metrics.render.views.GRAPH_AUTO_LIMIT).")] = None,
-    source_text: Annotated[Optional[Path], typer.Option(help="Debate document (JSON debate, transcript, EP folder or .txt) for text baselines.")] = None,
-    summary_text: Annotated[Optional[list[Path]], typer.Option(help="Summary text file(s) for text baselines, one per --summary.")] = None,
-    baselines: Annotated[Optional[str], typer.Option(help="Text baselines to compute: rouge,bertscore,nli (default: rouge when texts are given).")] = None,
-    bertscore_model: Annotated[Optional[Path], typer.Option(help="Local encoder directory for BERTScore (default: all-MiniLM-L6-v2, extra 'embeddings').")] = None,
-    nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (required for the nli baseline; extra 'nli').")] = None,
+    source: Annotated[Optional[Path], typer.Option("--source", rich_help_panel=_IN, help="Source (debate) QBAF JSON file Q.")] = None,
+    summary: Annotated[Optional[list[Path]], typer.Option("--summary", rich_help_panel=_IN, help="Summary QBAF JSON file Q*; repeat for several summaries (one column each).")] = None,
+    debate: Annotated[Optional[Path], typer.Option("--debate", rich_help_panel=_IN, help="Instead of --source: a debate document (JSON debate, transcript or EP folder), mined into Q first.")] = None,
+    summary_doc: Annotated[Optional[list[Path]], typer.Option("--summary-doc", rich_help_panel=_IN, help="With --debate: a summary document (text, JSON), mined into Q* first; repeatable.")] = None,
+    classifier: Annotated[Optional[str], typer.Option(rich_help_panel=_MINE, help="Relation classifier for mining documents: claude | offline | recorded:FILE | ... (default: claude with ANTHROPIC_API_KEY, else offline).")] = None,
+    candidates: Annotated[str, typer.Option(rich_help_panel=_MINE, help="Candidate pairs when mining: all | topk:K | random:K | cascade:P.")] = "all",
+    max_pairs: Annotated[int, typer.Option("--max-pairs", callback=ITERATIONS, rich_help_panel=_MINE, help=f"Refuse to mine a document with more candidate pairs than this, before any pair is classified (default {DEFAULT_MAX_PAIRS:,}: every EP debate fits; a 1 MB text is 60 million).")] = DEFAULT_MAX_PAIRS,
+    mined_dir: Annotated[Optional[Path], typer.Option(rich_help_panel=_MINE, help="Where mined QBAFs and their resumable checkpoints go (default: $ARGFAITH_CACHE/mined/<debate>-<hash>).")] = None,
+    tau: Annotated[Optional[str], typer.Option("--tau", rich_help_panel=_MET, help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
+    epsilon: Annotated[float, typer.Option(callback=EPSILON, rich_help_panel=_MET, help="ε of ε-accuracy π_εa, in (0, 1].")] = 0.1,
+    tolerance: Annotated[float, typer.Option(callback=NONNEGATIVE, rich_help_panel=_MET, help="Tolerance (>= 0) of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
+    proposals: Annotated[ProposalPolicy, typer.Option(rich_help_panel=_MET, help="'exact': proposal sets must match (else an error naming the ids); 'intersection': evaluate on the shared proposals and report the rest.")] = ProposalPolicy.exact,
+    semantics: Annotated[str, typer.Option(callback=SEMANTICS, rich_help_panel=_MET, help="Gradual semantics of σ: one name (dfquad, quad, quadratic-energy, euler-based, restricted-euler-based, mlp-based, weighted-h-categorizer, or aggregation:influence), or several comma-separated / 'all' for a semantics sweep: the report uses the first, the sweep shows π_bc / π_εa and the proposals that change side under each.")] = "dfquad",
+    solver: Annotated[SolverMethod, typer.Option(rich_help_panel=_MET, help="Solver for cyclic summary QBAFs: synchronous iteration or continuous RK4.")] = SolverMethod.sync,
+    max_iter: Annotated[int, typer.Option(callback=ITERATIONS, rich_help_panel=_MET, help="Iteration budget per cyclic component (>= 1).")] = 10_000,
+    tol: Annotated[float, typer.Option(callback=NONNEGATIVE, rich_help_panel=_MET, help="Solver convergence tolerance (>= 0).")] = 1e-9,
+    strict: Annotated[bool, typer.Option(rich_help_panel=_MET, help="Fail (exit 2) instead of warning when a QBAF's strengths do not converge, or when a mined document is not in the language the relation classifier reads.")] = False,
+    pcr_reading: Annotated[PathReading, typer.Option("--pcr-reading", rich_help_panel=_MET, help="Paths of pro/con (π_pcr, π_pcc): walk (PAPER.md §3) or simple (exact within --path-budget steps; degenerate cyclic summaries get informative ratios).")] = PathReading.walk,
+    path_budget: Annotated[int, typer.Option(callback=ITERATIONS, rich_help_panel=_MET, help="--pcr-reading simple: search steps per proposal (>= 1) before the result is reported as a lower bound.")] = 200_000,
+    explain: Annotated[bool, typer.Option(rich_help_panel=_MET, help="Per-proposal explanations (arguments ranked by influence).")] = True,
+    explain_top: Annotated[int, typer.Option(callback=COUNT, rich_help_panel=_MET, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
+    alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", rich_help_panel=_ALIGN, help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary.")] = None,
+    align: Annotated[Optional[AlignMethod], typer.Option("--align", rich_help_panel=_ALIGN, help="Align speech arguments automatically.")] = None,
+    coverage_k: Annotated[int, typer.Option(callback=COUNT, rich_help_panel=_ALIGN, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
+    coverage_salience: Annotated[CoverageSalience, typer.Option(rich_help_panel=_ALIGN, help="Salience ranking the arguments of π_cov: strength (σ), influence, degree or replies.")] = CoverageSalience.strength,
+    align_threshold: Annotated[Optional[float], typer.Option(callback=UNIT, rich_help_panel=_ALIGN, help="Similarity threshold in [0, 1] for --align lexical/embedding (defaults 0.5 / 0.6).")] = None,
+    align_measure: Annotated[Optional[str], typer.Option(rich_help_panel=_ALIGN, help="--align lexical: 'tfidf' (default) or 'token_f1'.")] = None,
+    align_model: Annotated[Optional[Path], typer.Option(rich_help_panel=_ALIGN, help="--align embedding: a local sentence-transformers model directory (default: all-MiniLM-L6-v2 from the embeddings extra).")] = None,
+    llm_model: Annotated[Optional[str], typer.Option(rich_help_panel=_ALIGN, help="--align llm: Claude model id (default: argfaith.llm.DEFAULT_MODEL). Needs ANTHROPIC_API_KEY unless every request is cached.")] = None,
+    llm_batch: Annotated[bool, typer.Option(rich_help_panel=_ALIGN, help="--align llm: send uncached requests through the Message Batches API (half price, slower).")] = False,
+    source_text: Annotated[Optional[Path], typer.Option(rich_help_panel=_TEXT, help="Debate document (JSON debate, transcript, EP folder or .txt) for text baselines.")] = None,
+    summary_text: Annotated[Optional[list[Path]], typer.Option(rich_help_panel=_TEXT, help="Summary text file(s) for text baselines, one per --summary.")] = None,
+    baselines: Annotated[Optional[str], typer.Option(rich_help_panel=_TEXT, help="Text baselines to compute: rouge,bertscore,nli (default: rouge when texts are given).")] = None,
+    bertscore_model: Annotated[Optional[Path], typer.Option(rich_help_panel=_TEXT, help="Local encoder directory for BERTScore (default: all-MiniLM-L6-v2, extra 'embeddings').")] = None,
+    nli_model: Annotated[Optional[Path], typer.Option(rich_help_panel=_TEXT, help="Local NLI model directory (required for the nli baseline; extra 'nli').")] = None,
+    format: Annotated[Optional[OutputFormat], typer.Option("--format", rich_help_panel=_OUT, help="Output format (default: from --out's suffix, else table).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", rich_help_panel=_OUT, help="Write the report to this file instead of stdout.")] = None,
+    qbafs: Annotated[bool, typer.Option("--qbafs/--no-qbafs", rich_help_panel=_OUT, help="Embed both QBAFs in JSON output (and in HTML, for the full graphs).")] = True,
+    full_graph: Annotated[Optional[bool], typer.Option("--full-graph/--no-full-graph", rich_help_panel=_OUT, help="HTML: the full argument graphs (default: summaries up to 500 arguments drawn whole, a debate over 60 drawn per provision in its card; --full-graph draws every framework whole).")] = None,
 ) -> None:
-    """Evaluate summary QBAF(s) against a debate QBAF: the paper's faithfulness metrics, explanations and a report."""
+    """Evaluate summaries against a debate: which provisions does each summary misrepresent? The paper's metrics, explanations and a report."""
     from argfaith.errors import ConfigurationError
     from argfaith.metrics.evaluate import parse_semantics, parse_taus
     from argfaith.metrics.render import render
 
-    taus: list[float | None] = list(parse_taus(tau)) if tau is not None else [None]
-    sems = parse_semantics(semantics)
-    fmt = format or (_SUFFIX_FORMAT.get(out.suffix.lower(), OutputFormat.table) if out else OutputFormat.table)
-    summary = list(summary or [])
-    summary_doc = list(summary_doc or [])
+    # The options become the four settings objects the library uses (each checks its values).
     wanted = _parse_baselines(baselines)
-    if (source is None) == (debate is None):
-        raise ConfigurationError("give the source as either --source QBAF.json or --debate DOCUMENT (exactly one)")
-    if summary_doc and debate is None:
-        raise ConfigurationError("--summary-doc needs --debate (summaries are mined against the debate's proposals)")
-    if not summary and not summary_doc:
-        raise ConfigurationError("give at least one --summary QBAF file (or --summary-doc with --debate)")
-    if debate is None and (classifier is not None or mined_dir is not None):
+    inputs = InputSettings(source=source, summaries=tuple(summary or ()), debate=debate, summary_docs=tuple(summary_doc or ()),
+                           source_text=source_text, summary_texts=tuple(summary_text or ()))
+    mining = MiningSettings(classifier=classifier, candidates=candidates, mined_dir=mined_dir, max_pairs=max_pairs)
+    metrics = MetricSettings(
+        taus=tuple(parse_taus(tau)) if tau is not None else (None,), epsilon=epsilon, tolerance=tolerance,
+        proposals=proposals.value, semantics=tuple(parse_semantics(semantics)), solver=solver.value, max_iter=max_iter,
+        tol=tol, strict=strict, pcr_reading=pcr_reading.value, path_budget=path_budget, explain=explain,
+        explain_top=explain_top or None, coverage_k=coverage_k or None, coverage_salience=coverage_salience.value,
+        baselines=tuple(wanted), bertscore_model=bertscore_model, nli_model=nli_model,
+    )
+    align_settings = AlignmentSettings(
+        files=tuple(alignment or ()), method=align.value if align else None, threshold=align_threshold,
+        measure=align_measure, model=align_model, llm_model=llm_model, llm_batch=llm_batch,
+    )
+    output = OutputSettings(format=format.value if format else None, out=out, include_qbafs=qbafs, full_graph=full_graph)
+    if inputs.debate is None and (classifier is not None or mined_dir is not None):
         raise ConfigurationError("--classifier / --mined-dir apply only when mining documents (--debate)")
-    if debate is not None:
-        source, mined = mine_documents(debate, summary_doc, classifier=classifier, candidates=candidates, mined_dir=mined_dir)
-        summary = summary + mined
+    src = inputs.source
+    summary_paths = list(inputs.summaries)
+    source_text, summary_text = inputs.source_text, list(inputs.summary_texts)
+    if inputs.debate is not None:
+        src, mined = mine_documents(inputs.debate, list(inputs.summary_docs), mining, strict=metrics.strict)
+        summary_paths = summary_paths + mined
         # The documents themselves are the natural inputs of the text baselines.
-        if source_text is None and summary_text is None and baselines:
-            source_text = debate
-            summary_text = [None] * (len(summary) - len(summary_doc)) + summary_doc  # type: ignore[list-item]
+        if source_text is None and not summary_text and wanted:
+            source_text = inputs.debate
+            summary_text = [None] * len(inputs.summaries) + list(inputs.summary_docs)
             if any(t is None for t in summary_text):
                 raise ConfigurationError("text baselines with --summary QBAF files need --source-text and --summary-text")
     tb = None
     if source_text is not None or summary_text:
         if source_text is None or not summary_text:
             raise ConfigurationError("text baselines need both --source-text and --summary-text")
-        if len(summary_text) != len(summary):
-            raise ConfigurationError(f"--summary-text was given {len(summary_text)} times for {len(summary)} --summary files; give one per summary")
+        if len(summary_text) != len(summary_paths):
+            raise ConfigurationError(f"--summary-text was given {len(summary_text)} times for {len(summary_paths)} --summary files; give one per summary")
         wanted = wanted or ["rouge"]
     elif wanted:
         raise ConfigurationError("--baselines needs --source-text and --summary-text")
@@ -377,7 +380,7 @@ def evaluate(
         with err.status("text baselines ...") as st:
             tb = _text_baselines(
                 source_text, list(summary_text), wanted,  # type: ignore[arg-type]
-                bertscore_model=bertscore_model, nli_model=nli_model, status=lambda m: st.update(m),
+                bertscore_model=metrics.bertscore_model, nli_model=metrics.nli_model, status=lambda m: st.update(m),
             )
     from rich.console import Console
     from rich.progress import Progress
@@ -387,30 +390,26 @@ def evaluate(
 
     err_console = Console(stderr=True)
     steps = StepProgress()
-    with steps, Progress(console=err_console, transient=True, disable=align is not AlignMethod.llm or not err_console.is_terminal) as prog:
+    fmt = output.resolved_format
+    assert src is not None
+    with steps, Progress(console=err_console, transient=True, disable=align_settings.method != "llm" or not err_console.is_terminal) as prog:
         task = prog.add_task("LLM alignment requests", total=None)
         suite = evaluate_files(
-            source, list(summary), taus=taus, epsilon=epsilon, tolerance=tolerance, proposals=proposals.value,
-            alignment_files=list(alignment) if alignment else None, align=align.value if align else None,
-            align_threshold=align_threshold, align_model=align_model, align_measure=align_measure,
-            llm_model=llm_model, llm_batch=llm_batch, llm_progress=lambda d, n: prog.update(task, completed=d, total=n),
-            solver=solver.value, max_iter=max_iter, tol=tol, strict=strict, explain=explain,
-            explain_top=explain_top or None, include_qbafs=qbafs, text_baselines=tb,
-            coverage_k=coverage_k or None, coverage_salience=coverage_salience.value, status=steps,
-            pcr_reading=pcr_reading.value, path_budget=path_budget, semantics=sems,
+            src, summary_paths, metrics, align_settings, include_qbafs=output.include_qbafs, text_baselines=tb,
+            llm_progress=lambda d, n: prog.update(task, completed=d, total=n), status=steps,
         )
         obj: Any = suite.reports[0] if len(suite.reports) == 1 and not suite.semantics_sweep else suite
-        steps(f"writing the {fmt.value} report", 0, 0)
-        if out is None and fmt is OutputFormat.table:
+        steps(f"writing the {fmt} report", 0, 0)
+        if output.out is None and fmt == "table":
             from argfaith.metrics.render.table import print_table
 
             steps.done()
             print_table(obj, Console(highlight=False))
             return
-        text = render(obj, fmt.value, include_qbafs=qbafs, full_graph=full_graph)  # type: ignore[arg-type]
+        text = render(obj, fmt, include_qbafs=output.include_qbafs, full_graph=output.full_graph)  # type: ignore[arg-type]
         steps.done()
-    if out is None:
+    if output.out is None:
         sys.stdout.write(text)
         return
-    _write(out, text)
-    typer.echo(f"wrote {fmt.value} report to {out}", err=True)
+    _write(output.out, text)
+    typer.echo(f"wrote {fmt} report to {output.out}", err=True)

@@ -142,6 +142,8 @@ def mine(
     restart: Annotated[bool, typer.Option("--restart", help="Discard an existing checkpoint instead of resuming it.")] = False,
     chunk_size: Annotated[int, typer.Option(callback=ITERATIONS, help="Pairs per classifier call between checkpoints (>= 1).")] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of random:K pruning.")] = 0,
+    max_pairs: Annotated[int, typer.Option("--max-pairs", callback=ITERATIONS, help="Refuse a document with more candidate pairs than this, counted before any pair is built (default 1,000,000: every EP debate fits).")] = 1_000_000,
+    strict: Annotated[bool, typer.Option(help="Refuse (exit 2), instead of warning, a document not in the language the relation classifier reads.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Mine a debate's QBAF (or, with --summary, the summary's QBAF anchored on the debate's proposals)."""
@@ -158,6 +160,11 @@ def mine(
     cheap = _cheap_classifier_factory() if uses_cascade else None
     extraction = None
     summ = load_summary(summary) if summary is not None else None
+    from argfaith.mining.guards import check_pair_budget, count_pairs
+
+    # Before any pair list is built (a 1 MB text as a summary is tens of millions of pairs).
+    counts = count_pairs(doc, [summ] if summ is not None else [], units=units.value, names=[str(summary)] if summ is not None else None)
+    check_pair_budget(counts[1:] if summ is not None else counts[:1], max_pairs)
     from argfaith.mining.segmenters import make_segmenter
 
     seg: Any = make_segmenter(segmenter, llm_kind="summary" if summ is not None else "speech")
@@ -202,6 +209,11 @@ def mine(
         return
     assert out is not None
     clf, spec = make_classifier(classifier)
+    from argfaith.mining.guards import check_languages
+
+    for w in check_languages(doc, [summ] if summ is not None else [], clf, strict=strict,
+                             names=[str(summary)] if summ is not None else None):
+        _warn(f"warning: {w}")
     ckpt = checkpoint if checkpoint is not None else out.with_name(out.stem + ".pairs.jsonl")
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn

@@ -107,7 +107,7 @@ def selftest(
 
     signal.signal(signal.SIGTERM, on_term)
     try:
-        with _Progress(quiet, noun="summaries") as progress:
+        with _Progress(quiet, noun="summaries", command="selftest") as progress:
             agg = run_selftest(cfg, clf, emit=_adapter(progress), distorter=distorter)
     except KeyboardInterrupt:
         print(f"interrupted: finished summaries are saved in {out}/selftest; rerun the same command to resume", file=sys.stderr)
@@ -127,9 +127,9 @@ def _adapter(progress: Any) -> Any:
     def emit(e: tuple[Any, ...]) -> None:
         kind = e[0]
         if kind == "start":
-            progress(("start", e[1], 0))
-        elif kind == "item":
-            progress(("item", e[1], e[2], "ok" if e[3] in ("ok", "reused") else e[3], 0.0, "", None))
+            progress(("start", e[1], e[2] if len(e) > 2 else 0))
+        elif kind == "item" and e[3] != "reused":  # reused summaries are counted in the start line
+            progress(("item", e[1], e[2], e[3], None, "", None))
         elif kind in ("phase", "pairs"):
             progress(e)
 

@@ -65,7 +65,7 @@ class _Progress:
     """Rich progress bars on a terminal (overall summaries + one bar per debate being mined);
     one plain line per finished item otherwise (logs of background runs)."""
 
-    def __init__(self, quiet: bool, noun: str = "summary files") -> None:
+    def __init__(self, quiet: bool, noun: str = "summary files", command: str = "study") -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.err = _stderr_console()
@@ -78,6 +78,9 @@ class _Progress:
         self.n_total = 0
         self.n_done = 0
         self.noun = noun
+        self.command = command
+        self._last_line = 0.0  # when a progress line was last written to a log (pairs lines are throttled)
+        self._last_pairs: dict[tuple[str, str], int] = {}  # pairs count last written per (debate, label)
 
     def __enter__(self) -> _Progress:
         self.bar.__enter__()
@@ -95,12 +98,23 @@ class _Progress:
         if kind == "start":
             self.n_total, self.n_done = ev[1], ev[2]
             self.total_task = self.bar.add_task(self.noun, total=self.n_total, completed=self.n_done)
-            self._line(f"study: {self.n_total} {self.noun}, {self.n_done} already done")
+            self._line(f"{self.command}: {self.n_total} {self.noun}, {self.n_done} already done")
         elif kind == "debate":
             if self.noun == "summary files":
                 self._line(f"{ev[1]}: {ev[2]} summaries to do")
+        elif kind == "phase":
+            # In a log, say what is being done when it starts: a long mining step is never silent.
+            self._line(f"{ev[1]}: {ev[2]}")
         elif kind == "pairs":
             _, did, label, done, total = ev
+            import time
+
+            now = time.monotonic()
+            last = self._last_pairs.get((did, label))
+            if not self.live and done != last and (done >= total or now - self._last_line >= 10.0):
+                self._last_line = now
+                self._last_pairs[(did, label)] = done
+                self._line(f"  mining {did} {label}: {done:,}/{total:,} pairs")
             key = (did, label)
             if key not in self.tasks:
                 # Escape: ids come from file names; they are shown as text, never as markup.
@@ -115,7 +129,8 @@ class _Progress:
             self.n_done += 1
             if self.total_task is not None:
                 self.bar.update(self.total_task, completed=self.n_done)
-            self._line(f"[{self.n_done:>3}/{self.n_total}] {did}/{variant}: {status} ({secs:.1f} s)")
+            took = f" ({secs:.1f} s)" if isinstance(secs, (int, float)) else ""  # selftest items carry no time
+            self._line(f"[{self.n_done:>3}/{self.n_total}] {did}/{variant}: {status}{took}")
         elif kind == "retry":
             _, did, label, attempt, worker = ev
             # Always said, even with a live display: a lost worker is news.

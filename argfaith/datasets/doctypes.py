@@ -14,10 +14,11 @@ __all__ = ["Provision", "Intervention", "ArgumentSpan", "Debate", "Summary"]
 class Provision:
     """One numbered paragraph of the debated resolution: becomes a proposal argument (τ = 0.5)."""
 
-    id: str  # unique within the debate, e.g. "PAR-3"
+    id: str  # unique within the debate, e.g. "P3" (argfaith.datasets.provision_ids)
     text: str
     number: int | None = None  # the paragraph's own number ("3." -> 3) when it has one
     report_id: str | None = None
+    legacy_id: str | None = None  # the old positional id ("PAR-3" = the 3rd paragraph), still accepted
 
 
 @dataclass(frozen=True, slots=True)

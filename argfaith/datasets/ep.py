@@ -11,9 +11,12 @@ One debate is a folder ``<CRE-YYYYMMDD-ITEM-NNN>/`` holding
 - optionally ``annotations/<intervention>_annotations.json``: human argument spans
   ``{"annotations": [{"text", "start", "end", ["type"]}]}`` with offsets into ``english``.
 
-Identifiers follow the project's silver relation data: provision ``PAR-<n>`` is the n-th paragraph
-(1-based) over the report files in file-name order — *not* the paragraph's printed number, which
-can skip or repeat — and its text is the paragraph stripped of surrounding whitespace. Human spans
+Provision identifiers follow the printed paragraph numbers (:mod:`argfaith.datasets.provision_ids`:
+``P23`` is the paragraph printed ``23.``; repeated numbers get ``P4(2)``, unnumbered paragraphs
+``U<n>``); the old positional ids of the project's silver relation data (``PAR-<n>``, the n-th
+paragraph over the report files in file-name order) are kept as ``Provision.legacy_id`` and the
+debate's mapping is registered, so files keyed by them keep loading. A provision's text is the
+paragraph stripped of surrounding whitespace. Human spans
 are trimmed of surrounding whitespace, so ``span.text == intervention.text[span.start:span.end]``.
 
 Source of the data: EP verbatim reports (CRE) and A6 report texts, © European Union, source:
@@ -28,6 +31,7 @@ from pathlib import Path
 
 from argfaith.datasets._jsonio import read_json, require
 from argfaith.datasets.doctypes import ArgumentSpan, Debate, Intervention, Provision
+from argfaith.datasets.provision_ids import ProvisionIdMap, provision_ids, register_provision_ids
 from argfaith.errors import DataFormatError
 
 __all__ = [
@@ -98,9 +102,20 @@ def iter_ep_debates(root: str | Path, *, annotations: bool = True) -> Iterator[D
 
 
 def _read_provisions(folder: Path) -> tuple[tuple[Provision, ...], list[str], list[str]]:
+    """Paragraphs in file-name order, with printed-number ids (module docstring)."""
+    raw, report_ids, urls = _read_paragraphs(folder)
+    ids = provision_ids([t for t, _ in raw])
+    provisions = tuple(
+        Provision(id=pid, text=t, number=provision_number(t), report_id=rid, legacy_id=f"PAR-{n}")
+        for n, (pid, (t, rid)) in enumerate(zip(ids, raw), start=1)
+    )
+    return provisions, report_ids, urls
+
+
+def _read_paragraphs(folder: Path) -> tuple[list[tuple[str, str]], list[str], list[str]]:
     rdir = folder / "report_statements"
     files = sorted(rdir.glob("*.json")) if rdir.is_dir() else []
-    provisions: list[Provision] = []
+    provisions: list[tuple[str, str]] = []
     report_ids: list[str] = []
     urls: list[str] = []
     for f in files:
@@ -118,9 +133,8 @@ def _read_provisions(folder: Path) -> tuple[tuple[Provision, ...], list[str], li
             text = par.strip()
             if not text:
                 raise DataFormatError(f"{where}: paragraphs[{j}] is empty")
-            n = len(provisions) + 1
-            provisions.append(Provision(id=f"PAR-{n}", text=text, number=provision_number(text), report_id=report_id))
-    return tuple(provisions), report_ids, urls
+            provisions.append((text, report_id))
+    return provisions, report_ids, urls
 
 
 def _read_interventions(folder: Path, debate_id: str) -> tuple[Intervention, ...]:
@@ -203,7 +217,7 @@ def read_ep_debate(path: str | Path, *, annotations: bool = True) -> Debate:
     Returns
     -------
     Debate
-        Provisions ``PAR-1..n``, interventions in debate order, human spans (or ``None``);
+        Provisions with printed-number ids (``P1``, ``P2``, ``P4`` …), interventions in debate order, human spans (or ``None``);
         ``metadata`` holds ``report_ids`` and ``report_urls``.
 
     Raises
@@ -225,6 +239,7 @@ def read_ep_debate(path: str | Path, *, annotations: bool = True) -> Debate:
         title = require(meta, "title", str, str(meta_path), optional=True) or debate_id
         url = require(meta, "url", str, str(meta_path), optional=True)
     provisions, report_ids, report_urls = _read_provisions(folder)
+    register_provision_ids(ProvisionIdMap(debate_id, tuple(f"{debate_id}-{p.id}" for p in provisions)))
     interventions = _read_interventions(folder, debate_id)
     spans = _read_annotations(folder, interventions) if annotations else None
     return Debate(

@@ -102,7 +102,7 @@ _AMELIA_HEADER = {"conversations", "trg", "single_ans"}
 
 
 def _read_text(path: Path, encoding: str) -> str:
-    return read_text(path, what="pair file", encoding=encoding)
+    return read_text(path, what="pair file", encoding=encoding, encoding_option="--encoding")
 
 
 def _infer_format(path: Path) -> PairFormat:

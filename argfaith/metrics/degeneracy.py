@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["degeneracy_warnings", "REFERENCE_DENSITY", "ACCEPTANCE_FLOOR", "BASE_SCORE_SHARE", "DENSITY_FACTOR", "MIN_PROPOSALS"]
+__all__ = ["degeneracy_warnings", "is_debate_warning", "REFERENCE_DENSITY", "ACCEPTANCE_FLOOR", "BASE_SCORE_SHARE", "DENSITY_FACTOR", "MIN_PROPOSALS"]
 
 #: Below this share of credulously accepted proposals in the source, π_dpc is flagged.
 ACCEPTANCE_FLOOR = 0.10
@@ -73,6 +73,12 @@ def _density_warning(role: str, genre: str, info: Mapping[str, Any], n_att: int,
                 f"{_pct(ref['attack_share'])}: proposal strengths are pushed {'down' if ash > a_hi else 'up'} by the classifier"
             )
     return out
+
+
+def is_debate_warning(warning: str) -> bool:
+    """True for a warning about the debate's QBAF alone (the same for every summary of the debate:
+    reports show it once per debate, not once per summary)."""
+    return warning.startswith("source ") or "source QBAF" in warning or "debate's QBAF" in warning
 
 
 def degeneracy_warnings(source: Any, summary: Any, *, tolerance: float = 1e-9) -> list[str]:

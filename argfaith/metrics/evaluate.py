@@ -12,13 +12,13 @@ This module takes QBAFs, never text: turning debate and summary documents into Q
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argfaith.errors import ConfigurationError
 from argfaith.metrics.alignment import Aligner, Alignment, align_qbafs
+from argfaith.metrics.baselines import EMPTY_SUMMARY, empty_summary_values
 from argfaith.metrics.explain import InfluenceTable, ProposalExplanation, explain_proposals, removal_influence_table
 from argfaith.metrics.faithfulness import (
     DEFAULT_EPSILON,
@@ -27,7 +27,7 @@ from argfaith.metrics.faithfulness import (
     balance_side,
     mean_pro_con_ratio,
 )
-from argfaith.metrics.proposals import OnMismatch, ProposalMatch, match_proposals
+from argfaith.metrics.proposals import OnMismatch, ProposalMatch, harmonise_proposal_ids, match_proposals
 from argfaith.metrics.report import (
     AlignedPairReport,
     AlignmentReport,
@@ -59,11 +59,15 @@ from argfaith.qbaf.gradual import gradual_strengths
 from argfaith.qbaf.semantics import GradualSemantics, get_semantics
 from argfaith.qbaf.simple_paths import DEFAULT_PATH_BUDGET, simple_pro_con_sets
 
+if TYPE_CHECKING:
+    from argfaith.metrics.settings import MetricSettings
+
 #: ``status(step, done, total)``: what a long evaluation is doing (``total`` 0 when unknown); the
 #: CLI shows it on stderr.
 Status = Callable[[str, int, int], None]
 
-__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "parse_semantics", "parse_taus"]
+__all__ = ["DEFAULT_COVERAGE_K", "Status", "SideAnalysis", "analyse_side", "evaluate", "evaluate_many", "evaluate_with",
+           "parse_semantics", "parse_taus"]
 
 #: Size of the salient set S_k(Q) of π_cov in reports (the 10 strongest source speech arguments).
 DEFAULT_COVERAGE_K = 10
@@ -180,9 +184,12 @@ def analyse_side(
     acc = credulous_acceptance(q, props).accepted
     rel = argument_relevance(q)
     m = mean_pro_con_ratio(q, props, procon=pcs)
+    doc = q.info.get("document") if isinstance(q.info, Mapping) else None
     rep = SideReport(
         name=q.name,
         path=path,
+        document=str(doc) if doc else None,
+        topic=str(q.info["topic"]) if isinstance(q.info, Mapping) and q.info.get("topic") else None,
         n_arguments=q.n,
         n_proposals=len(props),
         n_speech=len(q.speech_arguments),
@@ -354,6 +361,13 @@ def _compare(
             )
             counts["argument_coverage"] = MetricCount(numerator=len(covered), denominator=len(top))
     pw["counts"] = counts
+    pw["baselines"] = {
+        EMPTY_SUMMARY: empty_summary_values(
+            {p: src.strengths[p] for p in ps}, {p: summ.qbaf.argument(p).base_score for p in ps},
+            accepted=src.accepted, epsilon=epsilon, tolerance=tolerance, n_source_speech=len(src.qbaf.speech_arguments),
+            alignment=alignment is not None, coverage=alignment is not None and coverage_k is not None,
+        )
+    }
     explanations: list[ExplanationReport] = []
     if explain:
         exps = explain_proposals(
@@ -516,6 +530,7 @@ def evaluate(
     _check_settings(epsilon, tolerance, tau)
     _check_coverage(coverage_k, coverage_salience)
     sem = get_semantics(semantics)
+    source, (summary,) = harmonise_proposal_ids(source, [summary])
     match = match_proposals(source, summary, on_mismatch=on_mismatch)
     kw = dict(method=method, max_iter=max_iter, tol=tol, include_qbaf=include_qbafs, pro_con_reading=pro_con_reading,
               path_budget=path_budget, semantics=sem)
@@ -585,7 +600,8 @@ def evaluate_many(
     for t in taus:
         _check_settings(epsilon, tolerance, t)
     _check_coverage(coverage_k, coverage_salience)
-    summaries = list(summaries)
+    # QBAFs mined before provision ids followed the printed numbers keep being accepted.
+    source, summaries = harmonise_proposal_ids(source, list(summaries))
     n = len(summaries)
     paths = list(summary_paths) if summary_paths is not None else [None] * n
     if isinstance(alignments, (Alignment,)) or (alignments is not None and not isinstance(alignments, Sequence)):
@@ -657,4 +673,36 @@ def evaluate_many(
     return EvaluationSuite(
         reports=[reports[k] for k in order], sensitivity=[rows[k] for k in order],
         semantics_sweep=sorted(sweep, key=lambda r: next(i for i, x in enumerate(sweep) if x.summary == r.summary)),
+    )
+
+
+def evaluate_with(
+    source: QBAF,
+    summaries: Sequence[QBAF],
+    settings: MetricSettings | None = None,
+    *,
+    alignments: Sequence[Alignment | Aligner | None] | Alignment | Aligner | None = None,
+    source_path: str | None = None,
+    summary_paths: Sequence[str | None] | None = None,
+    text_baselines: Sequence[TextBaselines | None] | None = None,
+    include_qbafs: bool = True,
+    status: Status | None = None,
+    progress: Any = None,
+) -> EvaluationSuite:
+    """:func:`evaluate_many` with its options given as one
+    :class:`~argfaith.metrics.settings.MetricSettings` (the object ``argfaith evaluate`` builds
+    from its metric options); ``settings=None`` means the defaults.
+
+    >>> from argfaith.qbaf import QBAF, Argument
+    >>> from argfaith.metrics.settings import MetricSettings
+    >>> q = QBAF.from_arguments([Argument("p", "proposal", 0.5), Argument("s")], attacks=[("s", "p")], debate=True)
+    >>> evaluate_with(q, [q], MetricSettings(taus=(0.2,), explain=False)).reports[0].pairwise.balance_consistency
+    1.0
+    """
+    from argfaith.metrics.settings import MetricSettings as _MS
+
+    opts = (settings or _MS()).evaluate_options()
+    return evaluate_many(
+        source, summaries, **opts, alignments=alignments, source_path=source_path, summary_paths=summary_paths,
+        text_baselines=text_baselines, include_qbafs=include_qbafs, status=status, progress=progress,
     )

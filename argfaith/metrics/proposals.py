@@ -18,7 +18,8 @@ from argfaith.errors import DataFormatError
 if TYPE_CHECKING:
     from argfaith.qbaf import QBAF
 
-__all__ = ["OnMismatch", "ProposalMatch", "ProposalMismatchError", "match_proposals"]
+__all__ = ["OnMismatch", "ProposalMatch", "ProposalMismatchError", "match_proposals", "upgrade_legacy_proposal_ids",
+           "harmonise_proposal_ids"]
 
 OnMismatch = Literal["error", "intersection"]
 
@@ -101,3 +102,52 @@ def match_proposals(source: QBAF, summary: QBAF, *, on_mismatch: OnMismatch = "e
             "proposal(s) instead, pass --proposals intersection (API: on_mismatch='intersection')."
         )
     return ProposalMatch(shared, missing, extra, on_mismatch)
+
+
+def upgrade_legacy_proposal_ids(q: QBAF) -> QBAF:
+    """``q`` with its proposal arguments renamed from the old positional ids (``<debate>-PAR-<n>``)
+    to the printed-number ids (``<debate>-P23``; :mod:`argfaith.datasets.provision_ids`), so that
+    a QBAF mined before the change and one mined after it can be compared.
+
+    The mapping needs the n-th paragraph's text, which a mined QBAF carries on its proposal
+    arguments; ``q`` is returned unchanged when it has no old ids, or when a text is missing or
+    the old ids are not 1..n of one debate (the scheme cannot be reconstructed then)."""
+    import re
+
+    from argfaith.datasets.provision_ids import ProvisionIdMap
+    from argfaith.qbaf import qbaf_from_dict, qbaf_to_dict
+
+    legacy = re.compile(r"^(?P<debate>.+)-PAR-(?P<n>\d+)$")
+    found = {p: legacy.match(p) for p in q.proposals}
+    if not any(found.values()):
+        return q
+    debates = {m.group("debate") for m in found.values() if m}
+    numbers = sorted(int(m.group("n")) for m in found.values() if m)
+    if len(debates) != 1 or numbers != list(range(1, len(numbers) + 1)):
+        return q
+    debate = debates.pop()
+    by_n = {int(m.group("n")): p for p, m in found.items() if m}
+    texts = [q.argument(by_n[n]).text for n in numbers]
+    if any(not t for t in texts):
+        return q
+    mp = ProvisionIdMap.from_texts(debate, texts)  # type: ignore[arg-type]
+    new = {by_n[n]: mp.ids[n - 1] for n in numbers}
+    d = qbaf_to_dict(q)
+    for a in d["arguments"]:
+        a["id"] = new.get(a["id"], a["id"])
+    for key in ("attacks", "supports"):
+        d[key] = [[new.get(s, s), new.get(t, t)] for s, t in d.get(key, [])]
+    return qbaf_from_dict(d, source=q.name or "QBAF")
+
+
+def harmonise_proposal_ids(source: QBAF, summaries: list[QBAF]) -> tuple[QBAF, list[QBAF]]:
+    """When some QBAFs name their proposals by the old positional ids and others by the current
+    ones (a debate mined before the change, summaries after it), the old-id QBAFs are upgraded
+    (:func:`upgrade_legacy_proposal_ids`); QBAFs whose proposal sets already agree — including
+    hand-written ones that chose ``PAR-1`` ids themselves — are returned unchanged."""
+    sets = [set(source.proposals)] + [set(s.proposals) for s in summaries]
+    if all(x == sets[0] for x in sets):
+        return source, summaries
+    up_src = upgrade_legacy_proposal_ids(source)
+    up = [upgrade_legacy_proposal_ids(s) for s in summaries]
+    return up_src, up

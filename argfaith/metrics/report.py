@@ -91,7 +91,11 @@ class SideReport(_Model):
     """Single-framework metrics and diagnostics of Q (``source``) or Q* (``summary``)."""
 
     name: str | None = None
-    path: str | None = None
+    path: str | None = Field(None, description="The QBAF file read (for mined documents: the cached QBAF).")
+    document: str | None = Field(
+        None, description="The document the QBAF was mined from (debate folder or file, summary file), when known."
+    )
+    topic: str | None = Field(None, description="The debate's title, when the QBAF carries it (mined QBAFs do).")
     n_arguments: int
     n_proposals: int
     n_speech: int
@@ -151,6 +155,11 @@ class PairwiseReport(_Model):
     counts: dict[str, MetricCount] = Field(default_factory=dict)
     per_proposal: dict[str, ProposalVerdict] = Field(default_factory=dict)
     pro_con_inconsistent: list[tuple[str, str]] = Field(default_factory=list, description="Aligned pairs failing π_pcc.")
+    baselines: dict[str, dict[str, float | None]] = Field(
+        default_factory=dict,
+        description="The same metrics for trivial summaries a real one must beat: 'empty_summary' (no speech argument; "
+        "argfaith.metrics.baselines), and 'wrong_debate' where a run computed it.",
+    )
 
     @model_serializer(mode="wrap")
     def _drop_uncomputed(self, handler: Any) -> dict[str, Any]:

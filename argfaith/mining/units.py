@@ -8,9 +8,10 @@ the resolution) and *speech arguments* mined from the transcript. argfaith's spe
   may be an LLM extractor (:mod:`argfaith.mining.extract`, ``segmenter="llm"``), whose units are
   still exact passages of the text with offsets.
 
-Identifiers follow the project's silver relation data: ``<debate>-PAR-<n>`` for the n-th
-provision and ``<debate>-<intervention>-<k>`` for the k-th unit of an intervention (1-based, by
-start offset). For sentences, ``k`` counts every segment of the speech *before* filtering, so an
+Identifiers: ``<debate>-<provision id>`` for a provision (``<debate>-P23`` for the paragraph
+printed ``23.``; :mod:`argfaith.datasets.provision_ids`, which also maps the old positional
+``<debate>-PAR-<n>`` of the project's silver relation data) and ``<debate>-<intervention>-<k>``
+for the k-th unit of an intervention (1-based, by start offset). For sentences, ``k`` counts every segment of the speech *before* filtering, so an
 id names the same sentence whatever filter policy is used. Summary units are
 ``<summary name>-<k>`` (summary name = ``<debate id>-<variant>``).
 
@@ -74,7 +75,7 @@ class ArgumentUnit:
     Attributes
     ----------
     id
-        ``<debate>-PAR-<n>``, ``<debate>-<intervention>-<k>`` or ``<summary name>-<k>``.
+        ``<debate>-P<n>`` (printed paragraph number), ``<debate>-<intervention>-<k>`` or ``<summary name>-<k>``.
     kind
         ``"proposal"`` or ``"speech"``.
     text

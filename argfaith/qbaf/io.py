@@ -198,8 +198,10 @@ def load_qbaf(path: str | Path, *, tau: float | None = None) -> QBAF:
     except FileNotFoundError:
         raise QBAFFormatError(f"{p}: no such file") from None
     except UnicodeDecodeError as e:
+        if e.object.startswith(b"%PDF"):
+            raise QBAFFormatError(f"{p}: is a PDF document, not a QBAF JSON file") from None
         line = e.object[: e.start].count(b"\n") + 1
-        raise QBAFFormatError(f"{p}, line {line}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise QBAFFormatError(f"{p}, line {line}: not UTF-8 text ({e.reason} at byte {e.start}); a QBAF file is UTF-8 JSON") from None
     except IsADirectoryError:
         raise QBAFFormatError(f"{p}: is a directory, expected a QBAF JSON file") from None
     try:

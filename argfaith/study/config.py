@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from argfaith.datasets.provision_ids import PROVISION_ID_SCHEME
 from argfaith.errors import ConfigurationError, MissingExtraError
 from argfaith.mining.units import SUMMARY_UNITS_VERSION
 
@@ -32,6 +33,8 @@ __all__ = ["StudyConfig", "EXECUTORS", "check_executor", "BASELINES", "resolve_b
 
 #: Bumped when outputs change incompatibly (part of every key).
 STUDY_FORMAT_VERSION = 1
+# Mined QBAFs name provisions by printed paragraph numbers since PROVISION_ID_SCHEME (part of the
+# mining keys): older ones are re-mined.
 
 BASELINES = ("rouge", "bertscore", "nli")
 
@@ -234,7 +237,7 @@ class StudyConfig:
     def source_key(self, classifier_fp: str, debate_digest: str) -> str:
         return digest_json(
             {"v": STUDY_FORMAT_VERSION, "kind": "source", "classifier": classifier_fp, "units": self.units,
-             **self.mining_options(), "debate": debate_digest}
+             **self.mining_options(), "debate": debate_digest, "ids": PROVISION_ID_SCHEME}
         )
 
     def summary_mining_key(self, classifier_fp: str, debate_digest: str, summary_digest: str) -> str:
@@ -242,7 +245,7 @@ class StudyConfig:
             {"v": STUDY_FORMAT_VERSION, "kind": "summary", "classifier": classifier_fp, **self.mining_options(),
              **({"summary_pairs": self.summary_pairs} if self.summary_pairs != "all" else {}),
              "summary_units": SUMMARY_UNITS_VERSION,
-             "debate": debate_digest, "summary": summary_digest}
+             "debate": debate_digest, "summary": summary_digest, "ids": PROVISION_ID_SCHEME}
         )
 
     def evaluation_key(self, baselines: Sequence[str]) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from argfaith.datasets.ep import ep_debates_root, is_ep_debate_dir
 from argfaith.datasets.summaries import list_summary_files, read_summary
-from argfaith.errors import ArgfaithError, DataFormatError
+from argfaith.errors import ArgfaithError, ConfigurationError, DataFormatError
 
 __all__ = ["SummaryFile", "DebateItem", "StudyCorpus", "discover_study", "describe_summary", "file_digest", "debate_digest"]
 
@@ -207,11 +207,17 @@ def discover_study(
     items = tuple(
         DebateItem(did, droot / did, tuple(sorted(fs, key=lambda s: s.variant))) for did, fs in sorted(by_debate.items())
     )
-    notes = []
+    notes: list[str] = []
     if wanted is not None:
-        missing = sorted(wanted - set(by_debate))
+        seen = {sf.debate_id for sf in (*orphans, *unreadable)} | set(by_debate)
+        missing = sorted(wanted - seen)
         if missing:
-            notes.append(f"no summaries found for debate(s) {', '.join(missing)}")
+            # A mistyped id must not run an empty study that exits 0 with "0 summaries".
+            known = sorted({describe_summary(f).debate_id or "" for f in files} - {""})
+            hint = ", ".join(known[:6]) + (f" and {len(known) - 6} more" if len(known) > 6 else "")
+            raise ConfigurationError(
+                f"--only: no summary file of debate(s) {', '.join(missing)} in {summaries} (debates with summaries: {hint})"
+            )
     sroot = Path(summaries)
     if (sroot / "ep_summaries").is_dir():
         sroot = sroot / "ep_summaries"

@@ -91,7 +91,29 @@ def collect_rows(prep: PreparedStudy, failed_now: Mapping[str, ItemOutcome]) -> 
     for sf in prep.corpus.unreadable:
         out.rows.append(skipped_row(sf, cfg.taus, "error", sf.error or "unreadable"))
     out.rows.sort(key=lambda r: (str(r["debate"]), str(r["variant"])))
+    _fill_wrong_debate(out.rows, prep, paths)
     return out
+
+
+def _fill_wrong_debate(rows: list[dict[str, Any]], prep: PreparedStudy, paths: StudyPaths) -> None:
+    """The wrong-debate baseline of each evaluated row, from ``argfaith selftest``'s control of its
+    debate (``OUT/selftest/controls/<debate>.json``) when that control was computed with the same
+    classifier, τ = the study's primary τ and the same ε; otherwise the columns stay empty."""
+    cfg = prep.config
+    cache: dict[str, Any] = {}
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        did = str(r["debate"])
+        if did not in cache:
+            ctrl = read_json_file(paths.out / "selftest" / "controls" / f"{did}.json")
+            ok = (isinstance(ctrl, dict) and isinstance(ctrl.get("wrong_debate"), dict)
+                  and ctrl.get("classifier_fingerprint") == prep.fingerprint
+                  and ctrl.get("tau") == cfg.primary_tau and ctrl.get("epsilon") == cfg.epsilon)
+            cache[did] = ctrl["wrong_debate"] if ok else None  # type: ignore[index]
+        w = cache[did]
+        if w is not None:
+            r.update(wrong_pi_dpc=w.get("pi_dpc"), wrong_pi_bc=w.get("pi_bc"), wrong_pi_ea=w.get("pi_ea"), wrong_from=w.get("from_debate"))
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -114,14 +136,28 @@ def variant_means(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> 
 
 
 # ---------------------------------------------------------------------------- markdown views
+def _flagged(value: Any, empty: Any) -> Any:
+    """A metric value, marked in words when it is not better than the empty summary's."""
+    from argfaith.metrics.baselines import beats
+
+    if beats(value, empty) is False:
+        return f"{_fmt(value)} (not better than the empty summary)"
+    return value
+
+
 def _table3_md(collected: CollectedRows, primary: float, taus: Sequence[float]) -> str:
     lab = tau_label(primary)
+    pairwise = {f"pi_dpc@{lab}", f"pi_bc@{lab}", f"pi_ea@{lab}"}
     metrics = [
         ("R-1 F", "rouge1_f", None), ("R-2 F", "rouge2_f", None), ("R-L F", "rougeL_f", None),
         ("BERTScore F1", "bertscore_f1", None), ("NLI", "nli", None),
         ("π_ar", "pi_ar", "source_pi_ar"), ("mean π_pcr", "mean_pi_pcr", "source_mean_pi_pcr"),
-        (f"π_dpc (τ={lab})", f"pi_dpc@{lab}", None), (f"π_bc (τ={lab})", f"pi_bc@{lab}", None),
-        (f"π_εa (τ={lab})", f"pi_ea@{lab}", None),
+        (f"π_dpc (τ={lab})", f"pi_dpc@{lab}", None), ("↳ the empty summary", f"empty_pi_dpc@{lab}", None),
+        ("↳ a summary of another debate", "wrong_pi_dpc", None),
+        (f"π_bc (τ={lab})", f"pi_bc@{lab}", None), ("↳ the empty summary", f"empty_pi_bc@{lab}", None),
+        ("↳ a summary of another debate", "wrong_pi_bc", None),
+        (f"π_εa (τ={lab})", f"pi_ea@{lab}", None), ("↳ the empty summary", f"empty_pi_ea@{lab}", None),
+        ("↳ a summary of another debate", "wrong_pi_ea", None),
         ("|X_s|", "summary_n_speech", "source_n_speech"), ("attacks", "summary_n_attacks", "source_n_attacks"),
         ("supports", "summary_n_supports", "source_n_supports"),
     ]
@@ -130,18 +166,26 @@ def _table3_md(collected: CollectedRows, primary: float, taus: Sequence[float]) 
         if r.get("status") == "ok":
             by_debate.setdefault(str(r["debate"]), []).append(r)
     parts = [f"# Table 3 per debate (τ = {lab} for the σ-based metrics)\n",
-             "Q = the debate's QBAF; one column per summary variant. n/a = undefined or not computed.\n"]
+             "Q = the debate's QBAF; one column per summary variant. n/a = undefined or not computed. Each pairwise metric "
+             "is followed by the value of the empty summary (no argument at all) and, when `argfaith selftest` ran with the "
+             "same classifier and τ, of a summary of another debate; a summary that does not beat the empty summary is "
+             "marked in words.\n"]
     for did, rs in sorted(by_debate.items()):
         rs = sorted(rs, key=lambda r: str(r["variant"]))
         cols = ["metric", "Q", *[str(r["variant"]) for r in rs]]
         table_rows = []
         for name, key, src_key in metrics:
+            if key.startswith("wrong_") and all(r.get(key) is None for r in rs):
+                continue
             row: dict[str, Any] = {"metric": name, "Q": rs[0].get(src_key) if src_key else None}
             for r in rs:
-                row[str(r["variant"])] = r.get(key)
+                v = r.get(key)
+                row[str(r["variant"])] = _flagged(v, r.get(f"empty_{key}")) if key in pairwise else v
             table_rows.append(row)
         units = rs[0].get("units")
         parts.append(f"\n## {did}\n\nsource units: {units}; proposals: {rs[0].get('source_n_proposals')}\n\n")
+        if rs[0].get("debate_note"):
+            parts.append(f"Warnings about the debate's QBAF (all its summaries): {rs[0]['debate_note']}\n\n")
         parts.append(markdown_table(table_rows, cols))
     return "".join(parts)
 
@@ -268,6 +312,12 @@ def _index_html(prep: PreparedStudy, collected: CollectedRows, plots: Mapping[st
                 cells.append(f'<td><a href="{e(_link(str(r["report"])))}">{e(str(v))}</a></td>')
             elif k == "note":
                 cells.append(f'<td class="note">{e(str(v)) if v else ""}</td>')
+            elif k.startswith("pi_") and "@" in k and r.get(f"empty_{k}") is not None:
+                from argfaith.metrics.baselines import beats
+
+                flag = beats(v, r.get(f"empty_{k}")) is False
+                words = f'<br><span class="flag">not better than the empty summary ({_fmt(r.get(f"empty_{k}"))})</span>' if flag else ""
+                cells.append(f'<td class="num">{e(_fmt(v))}{words}</td>')
             else:
                 cells.append(f'<td class="{"num" if isinstance(v, (int, float)) and not isinstance(v, bool) else ""}">{e(_fmt(v))}</td>')
         body.append(f'<tr class="st-{e(str(r.get("status")))}">' + "".join(cells) + "</tr>")
@@ -286,7 +336,9 @@ def _index_html(prep: PreparedStudy, collected: CollectedRows, plots: Mapping[st
             link = f' (<a href="{e(_link(str(svg.relative_to(out))))}">SVG</a>)' if svg.exists() else ""
             imgs.append(f'<figure><img alt="{e(name)}" src="data:image/png;base64,{data}"><figcaption>{e(name)}{link}</figcaption></figure>')
     n_ok = sum(1 for r in collected.rows if r["status"] == "ok")
+    debate_notes = {str(r["debate"]): r["debate_note"] for r in collected.rows if r.get("debate_note")}
     notes = "".join(f"<li>{e(n)}</li>" for n in (*prep.baseline_notes, *prep.corpus.notes))
+    notes += "".join(f"<li><strong>{e(d)}</strong> (the debate, all its summaries): {e(n)}</li>" for d, n in sorted(debate_notes.items()))
     clf = prep.classifier.name
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -298,6 +350,7 @@ table {{ border-collapse: collapse; font-size: 0.85em; margin-bottom: 1.5em; }}
 th, td {{ border: 1px solid #ccc; padding: 0.25em 0.5em; vertical-align: top; }}
 th {{ background: #f2f2f2; }} td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 td.note {{ max-width: 28em; font-size: 0.9em; color: #555; }}
+.flag {{ color: #b42318; font-size: 0.8em; font-weight: 600; }}
 tr.st-skipped td, tr.st-failed td, tr.st-error td, tr.st-missing td {{ background: #fff6e5; }}
 figure {{ display: inline-block; margin: 0 1em 1em 0; }} img {{ max-width: 46em; border: 1px solid #ddd; }}
 </style></head><body>

@@ -5,6 +5,14 @@ A row is a flat ``dict`` of JSON scalars (``None`` = undefined or not computed, 
 empty CSV cell), so the CSV and the JSON table hold the same values. Metric columns use the
 paper's names in ASCII: ``pi_ar``, ``mean_pi_pcr``, and for each τ ``pi_dpc@τ``, ``pi_bc@τ``,
 ``pi_ea@τ``. π_ar and mean π_pcr depend only on the graph (not on τ) and appear once.
+
+Every pairwise metric comes with the value a trivial summary reaches
+(:mod:`argfaith.metrics.baselines`): ``empty_pi_*@τ`` for the empty summary (free: no argument,
+σ* = 0.5 everywhere), and ``wrong_pi_*`` for a summary of another debate mined against this
+one's provisions — filled from ``OUT/selftest/controls/<debate>.json`` when ``argfaith selftest``
+ran at the study's primary τ (``wrong_from`` names that debate). ``note`` holds the warnings
+about the summary; ``debate_note`` those about the debate's QBAF (the same for every summary of
+the debate, so the views show them once per debate).
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ __all__ = [
     "MOVE_COLUMNS",
     "SENSITIVITY_COLUMNS",
     "SEMANTICS_COLUMNS",
+    "WRONG_COLUMNS",
     "semantics_rows",
 ]
 
@@ -48,6 +57,8 @@ _TEXT_COLUMNS = (
     "bertscore_p", "bertscore_r", "bertscore_f1", "nli",
 )
 _TAIL_COLUMNS = ("source_pairs", "summary_pairs", "mining_seconds", "evaluation_seconds", "baselines_seconds", "report")
+#: The wrong-debate control of ``argfaith selftest`` at the primary τ (filled when the study's tables are written).
+WRONG_COLUMNS = ("wrong_pi_dpc", "wrong_pi_bc", "wrong_pi_ea", "wrong_from")
 
 MOVE_COLUMNS = (
     "debate", "variant", "rank", "proposal", "sigma_source", "sigma_summary", "difference",
@@ -67,8 +78,8 @@ def tau_label(t: float) -> str:
 
 def row_columns(taus: Sequence[float]) -> list[str]:
     """The CSV header for a study evaluated at ``taus``."""
-    per_tau = [f"{m}@{tau_label(t)}" for t in taus for m in ("pi_dpc", "pi_bc", "pi_ea")]
-    return [*ID_COLUMNS, *_SOURCE_COLUMNS, *_SUMMARY_COLUMNS, *per_tau, *_TEXT_COLUMNS, *_TAIL_COLUMNS]
+    per_tau = [f"{pre}{m}@{tau_label(t)}" for t in taus for pre in ("", "empty_") for m in ("pi_dpc", "pi_bc", "pi_ea")]
+    return [*ID_COLUMNS, "debate_note", *_SOURCE_COLUMNS, *_SUMMARY_COLUMNS, *per_tau, *WRONG_COLUMNS, *_TEXT_COLUMNS, *_TAIL_COLUMNS]
 
 
 def _ident(sf: SummaryFile, status: str, note: str | None) -> dict[str, Any]:
@@ -118,11 +129,15 @@ def summary_row(
     timings: Mapping[str, float],
     report: str | None,
     note: str | None = None,
+    debate_note: str | None = None,
 ) -> dict[str, Any]:
     """The table row of one evaluated summary (see the module docstring for the columns)."""
+    from argfaith.metrics.baselines import EMPTY_SUMMARY
+
     main = _report_at(suite, primary_tau)
     src, summ = main.source, main.summary
     row: dict[str, Any] = _ident(sf, "ok", note)
+    row["debate_note"] = debate_note
     row.update(
         units=units,
         source_n_proposals=src.n_proposals,
@@ -146,6 +161,10 @@ def summary_row(
         row[f"pi_dpc@{lab}"] = r.pairwise.d_preferability_consistency
         row[f"pi_bc@{lab}"] = r.pairwise.balance_consistency
         row[f"pi_ea@{lab}"] = r.pairwise.epsilon_accuracy
+        empty = r.pairwise.baselines.get(EMPTY_SUMMARY, {})
+        row[f"empty_pi_dpc@{lab}"] = empty.get("d_preferability_consistency")
+        row[f"empty_pi_bc@{lab}"] = empty.get("balance_consistency")
+        row[f"empty_pi_ea@{lab}"] = empty.get("epsilon_accuracy")
     row.update(_text_cells(text_baselines))
     row.update(
         source_pairs=source_pairs,

@@ -397,12 +397,18 @@ def _process_summary(
     timings = {"mining": t_mined - t0, "evaluation": t_eval - t_mined, "baselines": t_base - t_eval}
     main_full = next(r for r in reports if r.settings.tau == cfg.primary_tau)
     unanswered = sum(int((x.info.get("counts") or {}).get("unanswered") or 0) for x in (q, qs))
-    warnings = [*main_full.warnings] + ([f"{unanswered} pair(s) got a stand-in label (the model refused or the request "
-                                         "failed): rerun to ask for them again"] if unanswered else [])
+    from argfaith.metrics.degeneracy import is_debate_warning
+
+    # Warnings about the debate's QBAF are the same for every summary: kept apart, shown once per debate.
+    debate_note = "; ".join(w for w in main_full.warnings if is_debate_warning(w)) or None
+    warnings = [w for w in main_full.warnings if not is_debate_warning(w)] + (
+        [f"{unanswered} pair(s) got a stand-in label (the model refused or the request failed): rerun to ask for them again"]
+        if unanswered else [])
     note = "; ".join(warnings) or None
     row = summary_row(
         sf, full, cfg.taus, cfg.primary_tau, units=(q.info.get("units")), text_baselines=tb,
         source_pairs=source_pairs, summary_pairs=summary_pairs, timings=timings, report=report_link, note=note,
+        debate_note=debate_note,
     )
     _write_row(
         paths, sf, item_key, "ok", row,

@@ -371,7 +371,13 @@ def _distortions_for(cfg: SelftestConfig, sf: SummaryFile, summ: Any, debate: An
     units = list(summary_units(summ, policy=EDIT_POLICY).units)
     about = sentences_about(units, proposal_units(debate))
     if written is not None:
-        return [d for d in written.get(Path(sf.path).name, []) if d.kind in cfg.kinds], about
+        # Written sets name provisions by the old positional ids (<debate>-PAR-<n>): one mapping.
+        from dataclasses import replace as _replace
+
+        from argfaith.datasets.provision_ids import canonical_provision_id
+
+        return [_replace(d, provision=canonical_provision_id(d.provision)) for d in written.get(Path(sf.path).name, [])
+                if d.kind in cfg.kinds], about
     disc, und = choose_provisions(about, cfg.provisions, cfg.undiscussed, f"{cfg.seed}:{sf.item_id}")
     fab = [k for k in cfg.kinds if k.startswith("fabricate")]
     make = llm.distortions if llm is not None else (lambda s, d, ps, kinds: rule_distortions(s, d, ps, kinds=kinds))
@@ -446,22 +452,30 @@ def run_selftest(
     cfg_key = cfg.key()
     items = list(corpus.debates)
     todo_total = sum(1 for it in items for s in it.summaries if not s.missing_text and s.error is None)
-    emit(("start", todo_total))
-    done = 0
+    # Which summaries are already done, before anything is announced: the first line of progress
+    # says how many are reused, and it is true on a first run (0) as on a resumed one.
+    plan: list[tuple[int, Any, str, list[tuple[Any, str]], list[Any]]] = []
     for i, item in enumerate(items):
         ok = [s for s in item.summaries if not s.missing_text and s.error is None]
         if not ok:
             continue
         ddig = debate_digest(item.path)
-        pending = []
+        pending, reused = [], []
         for sf in ok:
             key = digest_json({"cfg": cfg_key, "clf": fp, "debate": ddig, "summary": sf.digest})
             got = read_json_file(root / "items" / item.debate_id / f"{sf.variant}.json") or {}
             if got.get("key") == key and got.get("final", True):
-                done += 1
-                emit(("item", item.debate_id, sf.variant, "reused", done))
+                reused.append(sf)
             else:
                 pending.append((sf, key))
+        plan.append((i, item, ddig, pending, reused))
+    n_reused = sum(len(p[4]) for p in plan)
+    emit(("start", todo_total, n_reused))
+    done = 0
+    for i, item, ddig, pending, reused in plan:
+        for sf in reused:
+            done += 1
+            emit(("item", item.debate_id, sf.variant, "reused", done))
         partner = _wrong_partner(items, i) if cfg.controls else None
         ckey = digest_json({"cfg": cfg_key, "clf": fp, "debate": ddig,
                             "partner": [partner[1].digest] if partner else None})
@@ -536,7 +550,8 @@ def run_selftest(
         if need_ctrl:
             emit(("phase", item.debate_id, "controls"))
             empty = _empty_summary_qbaf(q, item.debate_id)
-            ctrl: dict[str, Any] = {"key": ckey, "debate": item.debate_id}
+            ctrl: dict[str, Any] = {"key": ckey, "debate": item.debate_id, "tau": cfg.tau, "epsilon": cfg.epsilon,
+                                    "classifier_fingerprint": fp}
             rep_e = evaluate_many(q, [empty], taus=[cfg.tau], epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False,
                                   include_qbafs=False, coverage_k=None).reports[0]
             ctrl["empty"] = {**_pairwise(rep_e), "pcr": {k: v for k, v in _pcr(empty).items() if k != "ratios"}}
@@ -578,8 +593,10 @@ def _rate(c: Counter[str], good: str) -> float | None:
 
 def _warning_kind(w: str) -> str:
     """``relation density [source]``: the warning's name and the side it is about."""
+    from argfaith.metrics.degeneracy import is_debate_warning
+
     head = w.split(":")[0]
-    if "source QBAF" in w or "debate's QBAF" in w:
+    if is_debate_warning(w):
         return f"{head} [source]"
     if "summary QBAF" in w or "summary's QBAF" in w:
         return f"{head} [summary]"
@@ -593,6 +610,7 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
     per_kind: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     real: dict[str, list[dict[str, Any]]] = defaultdict(list)
     warnings: Counter[str] = Counter()
+    debate_warned: dict[str, set[str]] = {}
     n_items = 0
     pcr_groups: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     all_one: Counter[str] = Counter()
@@ -617,7 +635,10 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
                 if o and o != "n/a":
                     per_kind[d["kind"]][f"pcr_p_{reading}"][o] += 1
         for w in set(_warning_kind(w) for w in r.get("warnings", [])):
-            warnings[w] += 1
+            if w.endswith("[source]"):  # about the debate: counted once per debate, not once per summary
+                debate_warned.setdefault(w, set()).add(r["debate"])
+            else:
+                warnings[w] += 1
         for d in r["distortions"]:
             per_kind[d["kind"]]["sigma"][d["sigma"]] += 1
             per_kind["all"]["sigma"][d["sigma"]] += 1
@@ -663,6 +684,8 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
         "stance_sigma_detected": _rate(stance, "detected"),
         "controls": ctl_out,
         "warnings": dict(warnings),
+        "debate_warnings": {w: len(ds) for w, ds in sorted(debate_warned.items())},
+        "debates": len(real),
         "pcr": {g: {reading: {"n": len(v), "mean": round(sum(v) / len(v), 4) if v else None,
                               "share_one": round(sum(1 for x in v if x == 1.0) / len(v), 4) if v else None}
                     for reading, v in rs.items()} for g, rs in pcr_groups.items()},
@@ -697,6 +720,9 @@ def render_selftest_markdown(agg: dict[str, Any]) -> str:
             if v:
                 cell = lambda r: "—" if not v.get(r) or v[r]["mean"] is None else f"{v[r]['mean']:.2f} ({_fmt(v[r]['share_one'])})"  # noqa: E731
                 lines.append(f"| {g} | {cell('walk')} | {cell('simple')} |")
+    if agg.get("debate_warnings"):
+        lines += ["", f"Degeneracy warnings about the {agg.get('debates', '?')} debates' QBAFs (debates with the warning, each counted once):", ""]
+        lines += [f"- {w}: {n}" for w, n in sorted(agg["debate_warnings"].items(), key=lambda x: -x[1])]
     if agg.get("warnings"):
         lines += ["", f"Degeneracy warnings fired on the {agg['summaries']} real summaries (summaries with the warning):", ""]
         lines += [f"- {w}: {n}" for w, n in sorted(agg["warnings"].items(), key=lambda x: -x[1])]
@@ -718,7 +744,8 @@ def render_selftest_html(agg: dict[str, Any], *, standalone: bool = False) -> st
     for key, name in (("empty", "the empty summary"), ("wrong_debate", "a summary of another debate")):
         ms = agg.get("controls", {}).get(key, {})
         ctl.append(f"<tr><td>{e(name)}</td>" + "".join(f"<td class='num'>{e(_fmt(ms.get(m, {}).get('win_rate')))}</td>" for m in SUMMARY_METRICS) + "</tr>")
-    warns = "".join(f"<li>{e(w)} ({n}×)</li>" for w, n in sorted(agg.get("warnings", {}).items(), key=lambda x: -x[1]))
+    warns = "".join(f"<li>{e(w)} ({n} debate(s))</li>" for w, n in sorted(agg.get("debate_warnings", {}).items(), key=lambda x: -x[1]))
+    warns += "".join(f"<li>{e(w)} ({n}×)</li>" for w, n in sorted(agg.get("warnings", {}).items(), key=lambda x: -x[1]))
     body = f"""<h2>Evaluator self-test</h2>
 <p>{agg.get('summaries', 0)} summaries, classifier <code>{e(str(agg.get('classifier', '')))}</code>
 (fingerprint {e(str(agg.get('classifier_fingerprint', ''))[:10])}). A distortion is <em>detected</em> when the metric moved the

@@ -27,6 +27,7 @@ import random
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+from argfaith.datasets.provision_ids import is_provision_id  # either id scheme (P23 or the old PAR-22)
 
 LABELS = ("attack", "support", "no relation")
 ALIASES = {"none": "no relation", "no_relation": "no relation", "norelation": "no relation", "no-relation": "no relation",
@@ -337,7 +338,7 @@ def cmd_final(work: Path, out: Path) -> None:
                 st["pairs"] += 1
                 rec = {"pair_id": f"{packet}-{src_key}-{n + 1:03d}", "part": part, "packet": packet,
                        "debate_id": src.get("debate_id", meta.get("debate_id")), "source_id": src["id"], "target_id": t,
-                       "target_kind": "proposal" if "-PAR-" in t else "speech"}
+                       "target_kind": "proposal" if is_provision_id(t) else "speech"}
                 if meta.get("summary_file"):
                     rec["summary_file"] = meta["summary_file"]
                 labels = {"A": la, "B": lb}

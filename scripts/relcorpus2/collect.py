@@ -29,6 +29,7 @@ import os
 import random
 from collections import Counter, defaultdict
 from pathlib import Path
+from argfaith.datasets.provision_ids import is_provision_id  # either id scheme (P23 or the old PAR-22)
 
 LABELS = ("attack", "support", "no relation")
 ALIASES = {"none": "no relation", "no_relation": "no relation", "no-relation": "no relation", "norelation": "no relation",
@@ -76,7 +77,7 @@ def gather(work: Path, problems: list[str]) -> tuple[dict[tuple[str, str], dict]
         for src_key, src in m["sources"].items():
             for t in src["candidates"]:
                 meta[(src["id"], t)] = {"part": "exhaustive2", "packet": packet, "debate_id": m["debate_id"],
-                                        "target_kind": "proposal" if "-PAR-" in t else "speech", "source_key": src_key}
+                                        "target_kind": "proposal" if is_provision_id(t) else "speech", "source_key": src_key}
         for who in ("A", "B"):
             f = find_answer(work, who, packet)
             if f is None:

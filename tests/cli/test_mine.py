@@ -43,8 +43,8 @@ def test_mine_debate_with_recorded_labels_and_resume(tmp_path: Path, labels: Pat
     assert r.returncode == 0, r.stderr
     q = json.loads(out.read_text(encoding="utf-8"))
     d = "CRE-20990101-ITEM-001"
-    assert sorted(map(tuple, q["attacks"])) == [(f"{d}-1-011-1", f"{d}-1-010-1"), (f"{d}-1-011-2", f"{d}-PAR-1")]
-    assert sorted(map(tuple, q["supports"])) == [(f"{d}-1-010-3", f"{d}-1-010-2"), (f"{d}-1-012-1", f"{d}-PAR-2")]
+    assert sorted(map(tuple, q["attacks"])) == [(f"{d}-1-011-1", f"{d}-1-010-1"), (f"{d}-1-011-2", f"{d}-P1")]  # recorded under the old id PAR-1
+    assert sorted(map(tuple, q["supports"])) == [(f"{d}-1-010-3", f"{d}-1-010-2"), (f"{d}-1-012-1", f"{d}-P2")]
     meta = q["metadata"]
     assert meta["units"] == "spans" and meta["candidates"] == "all" and meta["tau"] == 0.25
     assert meta["counts"]["candidate_pairs_all"] == 6 * 5 // 2 + 6 * 3
@@ -66,7 +66,7 @@ def test_mine_summary_and_dry_run(tmp_path: Path, labels: Path):
     r = run(str(DEBATE), "--summary", str(SUMMARY), "--classifier", f"recorded:{labels}?unknown=no-relation", "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
     q = json.loads(out.read_text(encoding="utf-8"))
-    assert [a["id"] for a in q["arguments"] if a["kind"] == "proposal"] == [f"CRE-20990101-ITEM-001-PAR-{i}" for i in (1, 2, 3)]
+    assert [a["id"] for a in q["arguments"] if a["kind"] == "proposal"] == [f"CRE-20990101-ITEM-001-P{i}" for i in (1, 2, 4)]
     assert q["metadata"]["kind"] == "summary" and q["metadata"]["summary_variant"] == "claude_structured_en"
     dry = run(str(DEBATE), "--dry-run", "--format", "json", "--units", "sentences", "--candidates", "topk:3")
     assert dry.returncode == 0, dry.stderr

@@ -30,8 +30,14 @@ def test_fixture_debate_structure():
     assert d.id == "CRE-20990101-ITEM-001"
     assert d.title == "Healthy school meals (debate)"
     assert d.topic == "Healthy school meals"
-    assert [p.id for p in d.provisions] == ["PAR-1", "PAR-2", "PAR-3"]
-    # PAR-n is the n-th paragraph; its printed number may differ (the third is numbered 4).
+    # Ids follow the printed numbers (the third paragraph is numbered 4); the old positional ids
+    # (PAR-n = the n-th paragraph) are kept and still accepted.
+    assert [p.id for p in d.provisions] == ["P1", "P2", "P4"]
+    assert [p.legacy_id for p in d.provisions] == ["PAR-1", "PAR-2", "PAR-3"]
+    from argfaith.datasets.provision_ids import canonical_provision_id, legacy_provision_id
+
+    assert canonical_provision_id("CRE-20990101-ITEM-001-PAR-3") == "CRE-20990101-ITEM-001-P4"
+    assert legacy_provision_id("CRE-20990101-ITEM-001-P4") == "CRE-20990101-ITEM-001-PAR-3"
     assert [p.number for p in d.provisions] == [1, 2, 4]
     assert d.provisions[0].text.startswith("1.   Calls on") and not d.provisions[0].text.endswith("\n")
     assert d.provisions[0].report_id == "A-9-2099-0001"
@@ -186,6 +192,8 @@ def test_real_ids_match_the_silver_pairs():
         for s in d.spans or ():
             counters[s.intervention_id] = counters.get(s.intervention_id, 0) + 1
             texts[f"{d.id}-{s.intervention_id}-{counters[s.intervention_id]}"] = s.text
-    for r in rows:
-        assert texts[r["source_id"]] == r["source"].strip()
-        assert texts[r["target_id"]] == r["target"].strip()
+    from argfaith.datasets.provision_ids import canonical_provision_id
+
+    for r in rows:  # the silver pairs name provisions by the old positional ids: one mapping
+        assert texts[canonical_provision_id(r["source_id"])] == r["source"].strip()
+        assert texts[canonical_provision_id(r["target_id"])] == r["target"].strip()

@@ -44,6 +44,8 @@ def test_one_offline_file_with_readable_names(report):
     assert "<script" not in html.lower() and "<link" not in html
     assert not re.search(r"<[^>]*\s(src|xlink:href)\s*=", html)
     assert set(re.findall(r'\shref="([^"]*)"', html)) <= {f"#prop-{i}" for i in range(1, 27)}
+    # the input documents are named, not only the cache paths of the QBAFs mined from them
+    assert f"ep_debates/debates/{DEBATE_ID}" in html and f"{DEBATE_ID}_claude_structured_org.json" in html
     header = re.search(r'<table class="metrics">.*?</thead>', html, re.S).group(0)
     for name in ("Q* claude_structured_en", "Q* claude_structured_org", "Q* gpt_structured_en"):
         assert f">{name}<" in header  # three distinct, whole column names
@@ -59,13 +61,20 @@ def test_a_card_per_provision_with_speaker_labels(report):
     assert "Charlie McCreevy: " in html
 
 
-def test_full_graph_with_filters_and_short_node_labels(report):
+def test_graphs_per_provision_and_readable_node_labels(report):
     _, html = report
-    assert html.count('class="qbaf-graph"') == 4  # Q and three summaries (all under 500 arguments)
-    assert 'id="g0-p25"' in html and 'id="g0-direct"' in html and 'id="g0-att"' in html and 'id="g0-s0"' in html
-    node_labels = re.findall(r"<text x=\"[\d.]+\" y=\"[\d.]+\">([^<]*)</text>", html)
-    assert node_labels and not any(t.startswith("CRE-") for t in node_labels)
-    assert max(len(t) for t in node_labels) <= 7
+    # The debate (133 arguments) is drawn per provision in its card; the three summaries whole.
+    assert html.count('<details class="pgraph">') == 26 and "too dense to read whole" in html
+    assert len(re.findall(r'<svg class="qbaf-graph" data-role="summary"', html)) == 3
+    assert 'id="g0-p25"' in html and 'id="g0-direct"' in html and 'id="g0-att"' in html
+    pgraphs = re.findall(r'<details class="pgraph">(.*?)</details>', html, re.S)
+    labels = [t for g in pgraphs for t in re.findall(r'<text x="[\d.]+" y="[\d.]+" fill="#(?:000000|ffffff)">([^<]*)</text>', g)]
+    assert labels and not any(t.startswith("CRE-") for t in labels) and max(len(t) for t in labels) <= 7
+    assert "P23" in labels  # the paragraph printed "23." (positionally the 22nd)
+    # Summary sentences are labelled by their first words, not by numbers.
+    summ = re.search(r'<svg class="qbaf-graph" data-role="summary".*?</svg>', html, re.S).group(0)
+    words = re.findall(r'<text x="[\d.]+" y="[\d.]+" fill="#(?:000000|ffffff)">([^<]*)</text>', summ)
+    assert sum(1 for t in words if " " in t) > 5
 
 
 @pytest.mark.browser
@@ -81,8 +90,8 @@ def test_in_headless_chromium(report, tmp_path):
     res = subprocess.run([*common, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=180)
     dom = res.stdout
     assert res.returncode == 0 and "</html>" in dom, res.stderr[-2000:]
-    assert dom.count('<section class="card ') == 26 and 'id="only-bad"' in dom
-    assert len(re.findall(r'<svg[^>]*class="qbaf-graph"', dom)) == 4
+    assert dom.count('<section class="card ') == 26 and 'id="pf-worst"' in dom and '<table class="matrix">' in dom
+    assert len(re.findall(r'<svg[^>]*class="qbaf-graph"', dom)) == 26 + 3
     shot = tmp_path / "report.png"
     res = subprocess.run([*common, "--hide-scrollbars", f"--screenshot={shot}", "--window-size=1400,2000", page.as_uri()],
                          capture_output=True, text=True, timeout=180)

@@ -99,9 +99,9 @@ def test_invert_sentence(text: str, expected: str, n: int) -> None:
 
 def test_sentences_about(summ: Summary, debate) -> None:  # type: ignore[no-untyped-def]
     about = sentences_about(summary_units(summ, policy=EDIT_POLICY).units, proposal_units(debate))
-    par1 = "CRE-20990201-ITEM-001-PAR-1"
+    par1 = "CRE-20990201-ITEM-001-P1"
     assert 2 in about[par1]  # "every ship should be inspected once a year" ~ provision 1
-    assert about["CRE-20990201-ITEM-001-PAR-4"] == []  # the forwarding clause is never discussed
+    assert about["CRE-20990201-ITEM-001-P4"] == []  # the forwarding clause is never discussed
     # every sentence is about at most one provision
     flat = [k for v in about.values() for k in v]
     assert len(flat) == len(set(flat))
@@ -111,7 +111,7 @@ def test_rule_distortions(summ: Summary, debate) -> None:  # type: ignore[no-unt
     ds = rule_distortions(summ, debate)
     kinds = {d.kind for d in ds}
     assert {"omit", "fabricate_support", "fabricate_attack"} <= kinds <= set(KINDS)
-    par4 = "CRE-20990201-ITEM-001-PAR-4"
+    par4 = "CRE-20990201-ITEM-001-P4"
     assert not any(d.provision == par4 and d.kind in ("omit", "invert") for d in ds)  # nothing to omit or invert
     for d in ds:
         assert d.method == "rules" and d.expected == EXPECTED[d.kind]

@@ -17,7 +17,7 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "study"
 DEBATE = FIX / "ep_debates" / "debates" / "CRE-20990201-ITEM-001"
 SUMMARY = FIX / "ep_summaries" / "CRE-20990201-ITEM-001" / "CRE-20990201-ITEM-001_claude_en_zero_shot.json"
 KEY = "sk-ant-test-distort-0123456789"
-PAR1 = "CRE-20990201-ITEM-001-PAR-1"
+PAR1 = "CRE-20990201-ITEM-001-P1"
 
 
 def responder(body: dict) -> str:

@@ -56,7 +56,7 @@ def test_mine_debate_builds_the_expected_qbaf(debate, keyword_classifier):
     assert set(q.attacks) == expected_att and set(q.supports) == expected_sup
     assert expected_att and expected_sup
     # "I disagree with the rapporteur." attacks everything before it, including the proposals.
-    assert ("CRE-20990101-ITEM-001-1-011-1", "CRE-20990101-ITEM-001-PAR-1") in expected_att
+    assert ("CRE-20990101-ITEM-001-1-011-1", "CRE-20990101-ITEM-001-P1") in expected_att
     assert res.stats.n_classified == res.stats.n_pairs == len(keyword_classifier.asked)
     meta = q.info
     assert meta["classifier"] == "keyword-test" and meta["tau"] == 0.15 and meta["candidates"] == "all"

@@ -144,7 +144,7 @@ def test_policy_applies_to_spans_when_asked():
 def test_proposal_units():
     d = read_ep_debate(EP_DEBATE)
     props = proposal_units(d)
-    assert [p.id for p in props] == ["CRE-20990101-ITEM-001-PAR-1", "CRE-20990101-ITEM-001-PAR-2", "CRE-20990101-ITEM-001-PAR-3"]
+    assert [p.id for p in props] == ["CRE-20990101-ITEM-001-P1", "CRE-20990101-ITEM-001-P2", "CRE-20990101-ITEM-001-P4"]
     assert props[2].text.startswith("4.   Instructs") and props[2].kind == "proposal" and props[2].position is None
 
 

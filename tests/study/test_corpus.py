@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from argfaith.errors import DataFormatError
+from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.study.corpus import debate_digest, describe_summary, discover_study
 
 from .conftest import DEBATE_A, DEBATE_B
@@ -36,9 +36,11 @@ def test_data_directory_layouts(corpus: Path) -> None:
 
 
 def test_only_and_missing_ids(corpus: Path) -> None:
-    c = discover_study(corpus / "ep_debates", corpus / "ep_summaries", only=[DEBATE_B, "CRE-20000101-ITEM-001"])
+    c = discover_study(corpus / "ep_debates", corpus / "ep_summaries", only=[DEBATE_B])
     assert [d.debate_id for d in c.debates] == [DEBATE_B]
-    assert any("CRE-20000101-ITEM-001" in n for n in c.notes)
+    # An id with no summary file is an error naming it (not an empty run that exits 0).
+    with pytest.raises(ConfigurationError, match=r"--only: no summary file of debate\(s\) CRE-20000101-ITEM-001 .*" + DEBATE_A):
+        discover_study(corpus / "ep_debates", corpus / "ep_summaries", only=[DEBATE_B, "CRE-20000101-ITEM-001"])
 
 
 def test_orphans_and_unreadable_are_kept(corpus: Path) -> None:

@@ -196,6 +196,13 @@ def test_study_index_shows_the_selftest(corpus: Path, tmp_path: Path) -> None:
     page = (out / "index.html").read_text()
     assert "Evaluator self-test" in page and "the empty summary" in page and "Not run" not in page
     assert (out / "selftest" / "selftest.html").read_text().startswith("<!DOCTYPE html>")
+    # Every pairwise metric of the study's tables comes with the empty summary's value and, from the
+    # self-test's controls (same classifier, same τ), a summary of another debate.
+    rows = {(r["debate"], r["variant"]): r for r in json.loads((out / "table.json").read_text())["rows"] if r["status"] == "ok"}
+    r = rows[(DEBATE_A, "claude_en_zero_shot")]
+    assert r["empty_pi_bc@0.2"] is not None and r["wrong_pi_bc"] is not None and r["wrong_from"] == DEBATE_B
+    t3 = (out / "table3.md").read_text()
+    assert t3.count("↳ the empty summary") == 3 * 2 and t3.count("↳ a summary of another debate") == 3 * 2
 
 
 def test_cached_pair_classifier_never_keeps_stand_in_labels(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "primary_tau",
     "tau_text",
     "disagreeing_proposals",
+    "grouped_warnings",
     "UNDEFINED",
 ]
 
@@ -139,6 +140,10 @@ class MetricRow:
     source: str  # formatted source value ("—" for pairwise metrics)
     values: tuple[str, ...]  # one per report
     note: str = ""
+    #: Per report: words when the value does not beat the empty summary's ("" otherwise).
+    flags: tuple[str, ...] = ()
+    #: A row of baseline values (the empty summary's), not of the summaries themselves.
+    baseline: bool = False
 
 
 def _row(label: str, symbol: str, reports: list[EvaluationReport], get: Callable[[EvaluationReport], object], src: object = "—", digits: int = 2, note: str = "") -> MetricRow:
@@ -146,9 +151,34 @@ def _row(label: str, symbol: str, reports: list[EvaluationReport], get: Callable
     return MetricRow(label, symbol, s, tuple(fmt(get(r), digits) for r in reports), note)  # type: ignore[arg-type]
 
 
-def metric_rows(reports: list[EvaluationReport]) -> list[MetricRow]:
-    """The paper's Table 3 rows (plus supplementary metrics and text baselines when present)."""
+def _with_baseline(rows: list[MetricRow], metric: str, reports: list[EvaluationReport]) -> list[MetricRow]:
+    """``rows``' last (pairwise) row flagged where a summary does not beat the empty summary,
+    followed by a row of the empty summary's values (:mod:`argfaith.metrics.baselines`)."""
+    from argfaith.metrics.baselines import EMPTY_SUMMARY, not_better_words
+
+    def baseline_flag(r: EvaluationReport, metric: str) -> str:
+        base = r.pairwise.baselines.get(EMPTY_SUMMARY, {})
+        return not_better_words(getattr(r.pairwise, metric, None), base.get(metric)) if metric in base else ""
+
+    if not any(metric in r.pairwise.baselines.get(EMPTY_SUMMARY, {}) for r in reports):
+        return rows
+    last = rows[-1]
+    rows[-1] = MetricRow(last.label, last.symbol, last.source, last.values, last.note,
+                         flags=tuple(baseline_flag(r, metric) for r in reports))
+    rows.append(_row("the empty summary", "", reports, lambda r: r.pairwise.baselines.get(EMPTY_SUMMARY, {}).get(metric)))
+    rows[-1] = MetricRow(rows[-1].label, rows[-1].symbol, rows[-1].source, rows[-1].values, baseline=True)
+    return rows
+
+
+def metric_rows(reports: list[EvaluationReport], *, baselines: bool = True) -> list[MetricRow]:
+    """The paper's Table 3 rows (plus supplementary metrics and text baselines when present);
+    with ``baselines``, each pairwise metric is followed by the empty summary's value and the
+    values that do not beat it are flagged (:attr:`MetricRow.flags`)."""
     r0 = reports[0]
+
+    def pw(rows: list[MetricRow], metric: str) -> list[MetricRow]:
+        return _with_baseline(rows, metric, reports) if baselines else rows
+
     rows = [
         _row("speech arguments", "|X_s|", reports, lambda r: r.summary.n_speech, r0.source.n_speech),
         _row("argument relevance", "π_ar", reports, lambda r: r.summary.relevance, r0.source.relevance),
@@ -157,22 +187,20 @@ def metric_rows(reports: list[EvaluationReport]) -> list[MetricRow]:
              + (" (budget ran out: lower bounds for " + ", ".join(sorted({p for r in reports for p in (*r.source.pro_con_incomplete, *r.summary.pro_con_incomplete)}))[:200] + ")"
                 if any(r.source.pro_con_incomplete or r.summary.pro_con_incomplete for r in reports) else "")),
         _row("undefined pro-con ratios", "#", reports, lambda r: len(r.summary.pro_con_ratio_undefined), len(r0.source.pro_con_ratio_undefined)),
-        _row("d-preferability consistency", "π_dpc", reports, lambda r: r.pairwise.d_preferability_consistency),
-        _row("balance consistency", "π_bc", reports, lambda r: r.pairwise.balance_consistency),
-        _row("ε-accuracy", "π_εa", reports, lambda r: r.pairwise.epsilon_accuracy, note=f"ε = {r0.settings.epsilon:g}"),
     ]
+    rows = pw([*rows, _row("d-preferability consistency", "π_dpc", reports, lambda r: r.pairwise.d_preferability_consistency,
+                            note="same credulous d-preferred acceptance")], "d_preferability_consistency")
+    rows = pw([*rows, _row("balance consistency", "π_bc", reports, lambda r: r.pairwise.balance_consistency)], "balance_consistency")
+    rows = pw([*rows, _row("ε-accuracy", "π_εa", reports, lambda r: r.pairwise.epsilon_accuracy, note=f"ε = {r0.settings.epsilon:g}")],
+              "epsilon_accuracy")
     if any(r.pairwise.has_supplementary for r in reports):
-        rows += [
-            _row("supplementary precision", "π_sap", reports, lambda r: r.pairwise.supplementary_precision if r.pairwise.has_supplementary else None),
-            _row("supplementary recall", "π_sar", reports, lambda r: r.pairwise.supplementary_recall if r.pairwise.has_supplementary else None),
-            _row("pro-con consistency", "π_pcc", reports, lambda r: r.pairwise.pro_con_consistency if r.pairwise.has_supplementary else None),
-        ]
+        rows = pw([*rows, _row("supplementary precision", "π_sap", reports, lambda r: r.pairwise.supplementary_precision if r.pairwise.has_supplementary else None)], "supplementary_precision")
+        rows = pw([*rows, _row("supplementary recall", "π_sar", reports, lambda r: r.pairwise.supplementary_recall if r.pairwise.has_supplementary else None)], "supplementary_recall")
+        rows = pw([*rows, _row("pro-con consistency", "π_pcc", reports, lambda r: r.pairwise.pro_con_consistency if r.pairwise.has_supplementary else None)], "pro_con_consistency")
     if any(r.pairwise.has_coverage for r in reports):
         st = r0.settings
         note = f"top {st.coverage_k} by {st.coverage_salience}" if st.coverage_k is not None else ""
-        rows.append(
-            _row("argument coverage", "π_cov", reports, lambda r: r.pairwise.argument_coverage if r.pairwise.has_coverage else None, note=note)
-        )
+        rows = pw([*rows, _row("argument coverage", "π_cov", reports, lambda r: r.pairwise.argument_coverage if r.pairwise.has_coverage else None, note=note)], "argument_coverage")
     tbs = [r.text_baselines for r in reports]
     if any(t is not None for t in tbs):
         def tb(attr: str) -> Callable[[EvaluationReport], object]:
@@ -267,6 +295,27 @@ def semantics_sweep_table(rows: list[SemanticsSweepRow], tau0: float | None) -> 
             parts.append("π_bc verdict: " + ", ".join(r0.balance_verdict_changes))
         lines.append(SweepLine(summ, sem, by_tau, "; ".join(parts), None))
     return taus, lines
+
+
+def grouped_warnings(reports: list[EvaluationReport]) -> tuple[list[str], list[tuple[EvaluationReport, list[str]]]]:
+    """(warnings about the debate, each once; per report, its other warnings): a debate-level
+    warning (:func:`argfaith.metrics.degeneracy.is_debate_warning`) is the same for every summary
+    and is shown once, not once per summary."""
+    from argfaith.metrics.degeneracy import is_debate_warning
+
+    debate: list[str] = []
+    per: list[tuple[EvaluationReport, list[str]]] = []
+    for r in reports:
+        own = []
+        for w in r.warnings:
+            if is_debate_warning(w):
+                if w not in debate:
+                    debate.append(w)
+            else:
+                own.append(w)
+        if own:
+            per.append((r, own))
+    return debate, per
 
 
 def disagreeing_proposals(r: EvaluationReport) -> list[str]:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["NodeBox", "EdgePath", "GraphLayout", "layout_qbaf_dict", "sigma_fill"]
+__all__ = ["NodeBox", "EdgePath", "GraphLayout", "layout_qbaf_dict", "sigma_fill", "text_fill", "contrast_ratio"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class NodeBox:
     sigma: float | None
     fill: str
     unconnected: bool
+    ink: str = "#000000"  # label colour: the one of dark / white with more contrast on ``fill``
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,29 @@ def sigma_fill(sigma: float | None) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+def _luminance(hex_colour: str) -> float:
+    """WCAG 2 relative luminance of ``#rrggbb``."""
+    def ch(x: int) -> float:
+        c = x / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(hex_colour[i: i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(b)
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1 to 21; text needs ≥ 4.5)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def text_fill(fill: str) -> str:
+    """The label colour for a node filled with ``fill``: near-black or white, whichever contrasts
+    more (every σ colour of :func:`sigma_fill` then reaches WCAG AA, ≥ 4.5:1)."""
+    dark, light = "#000000", "#ffffff"  # with pure black every fill reaches 4.5:1 with one of the two
+    return dark if contrast_ratio(fill, dark) >= contrast_ratio(fill, light) else light
+
+
 def _short(text: str, n: int) -> str:
     t = " ".join(text.split())
     return t if len(t) <= n else t[: n - 1] + "…"
@@ -82,11 +106,13 @@ def layout_qbaf_dict(
     margin: float = 28.0,
     labels: Mapping[str, str] | None = None,
     titles: Mapping[str, str] | None = None,
+    label_chars: int = 7,
 ) -> GraphLayout:
     """Lay out a QBAF given in argfaith's JSON interchange format (``qbaf_to_dict``).
 
-    ``labels`` (short text drawn on a node, default its id shortened to 6 characters) and
-    ``titles`` (hover text, default id, speaker, τ, σ and text) override per argument."""
+    ``labels`` (short text drawn on a node, default its id, cut to ``label_chars`` characters)
+    and ``titles`` (hover text, default id, speaker, τ, σ and text) override per argument. Speech
+    arguments whose label is longer than a circle holds are drawn as pills (``w`` > ``r``)."""
     args = list(qbaf.get("arguments", []))
     ids = [a["id"] for a in args]
     kind = {a["id"]: a.get("kind", "speech") for a in args}
@@ -133,6 +159,10 @@ def layout_qbaf_dict(
             row_layer.append(li)
             for j, a in enumerate(chunk):
                 xpos[a] = j - (len(chunk) - 1) / 2.0
+    shown_label = {a: _short((labels or {}).get(a, a), label_chars) for a in ids}
+    # Long labels (a summary sentence's first words) need wider slots than initials + a number.
+    slot = max(dx, max((5.6 * len(shown_label[a]) + 14 for a in ids if kind[a] != "proposal"), default=dx))
+    dx = slot
     widest = max((len(r) for r in rows), default=1)
     prop_w = 30.0
     width = max(widest * dx, 160.0) + 2 * margin + prop_w
@@ -160,6 +190,9 @@ def layout_qbaf_dict(
         if info.get("text"):
             parts.append(_short(str(info["text"]), 400))
         is_prop = kind[a] == "proposal"
+        lab = shown_label[a]
+        half = 11.0 if is_prop or len(lab) <= 5 else 5.6 * len(lab) / 2 + 6
+        fill = sigma_fill(s)
         nodes.append(
             NodeBox(
                 id=a,
@@ -167,12 +200,13 @@ def layout_qbaf_dict(
                 x=round(x, 2),
                 y=round(y, 2),
                 r=13.0 if is_prop else 11.0,
-                w=prop_w / 2 + 6 if is_prop else 11.0,
-                label=_short((labels or {}).get(a, a), 7),
+                w=prop_w / 2 + 6 if is_prop else half,
+                label=lab,
                 title=(titles or {}).get(a) or "\n".join(parts),
                 sigma=s,
-                fill=sigma_fill(s),
+                fill=fill,
                 unconnected=a in unconnected,
+                ink=text_fill(fill),
             )
         )
     paths = []

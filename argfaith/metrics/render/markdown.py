@@ -13,6 +13,7 @@ from argfaith.metrics.render.common import (
     fmt,
     fmt_signed,
     framework_names,
+    grouped_warnings,
     metric_rows,
     primary_tau,
     report_label,
@@ -87,6 +88,29 @@ def _explanations(r: EvaluationReport, reports: list[EvaluationReport]) -> list[
     return out
 
 
+def _overview(reports: list[EvaluationReport]) -> list[str]:
+    """The verdict per summary and the provisions × summaries matrix, most severe first."""
+    from argfaith.metrics.render.overview import provision_matrix, summary_verdicts
+
+    rows = provision_matrix(reports)
+    if not rows or not rows[0].cells:
+        return []
+    out = ["## Which provisions does each summary get wrong?", ""]
+    out += [f"- **{md_escape(v.code)}** {md_escape(v.name)}: {md_escape(v.sentence)}" for v in summary_verdicts(reports)]
+    out += ["", "Cells: σ\\* (σ\\* − σ), then ✓/✗ for π_bc (same side of 0.5), π_εa (within ε) and π_dpc (same credulous "
+            "d-preferred acceptance). Rows ranked by severity = \\|σ\\* − σ\\|, plus up to 1 for a side change (a full 1 from ε on).", ""]
+    codes = [c.code for c in rows[0].cells]
+    body = []
+    for r in rows:
+        cells = {c.code: c for c in r.cells}
+        body.append([str(r.rank), md_escape(r.short_id), fmt(r.sigma)] + [
+            f"{c.sigma:.2f} ({c.difference:+.2f}) " + " ".join(f"{'✓' if ok else '✗'} {n}" for ok, n in ((c.balance, "bc"), (c.epsilon, "εa"), (c.dpc, "dpc")))
+            if (c := cells.get(code)) is not None else "—" for code in codes
+        ] + [md_escape(_short(r.text, 80))])
+    out += _table(["#", "provision", "σ", *[md_escape(c) for c in codes], "text"], body, ["---:", "---", "---:"] + ["---"] * (len(codes) + 1))
+    return out + [""]
+
+
 def render_markdown(obj: Reportish) -> str:
     """The report as a Markdown document."""
     reports = as_reports(obj)
@@ -101,10 +125,19 @@ def render_markdown(obj: Reportish) -> str:
     out.append("")
     labels = [md_escape(c) for c in column_labels(reports)]
     out += ["Frameworks:", ""] + [f"- {md_escape(lab)}: {md_escape(desc)}" for lab, desc in framework_names(reports)] + [""]
+    out += _overview(reports)
     out += ["## Faithfulness metrics", ""]
-    rows = [[m.label + (f" ({m.note})" if m.note else ""), m.symbol.replace("|", "\\|"), m.source, *m.values] for m in metric_rows(reports)]
+    rows = []
+    for m in metric_rows(reports):
+        if m.baseline:
+            rows.append([f"↳ {m.label}", "", m.source, *m.values])
+            continue
+        flags = m.flags or ("",) * len(m.values)
+        rows.append([m.label + (f" ({m.note})" if m.note else ""), m.symbol.replace("|", "\\|"), m.source,
+                     *[v + (f" — {f}" if f else "") for v, f in zip(m.values, flags)]])
     out += _table(["metric", "", *labels], rows, ["---", "---"] + ["---:"] * len(labels))
-    out += ["", "n/a = undefined (denominator 0); — = not applicable to the source.", ""]
+    out += ["", "n/a = undefined (denominator 0); — = not applicable to the source; ↳ the empty summary: a summary "
+            "with no argument at all (σ* = 0.5 everywhere), which a real summary must beat.", ""]
     out += [f"## Proposal strengths σ ({md_escape(semantics_name(r0))}; Table 4 layout)", ""]
     slabels, srows = strength_rows(reports)
     slabels = [md_escape(c) for c in slabels]
@@ -166,7 +199,9 @@ def render_markdown(obj: Reportish) -> str:
     for r in reports:
         if r.settings.tau == tau0:
             out += _explanations(r, reports)
-    warns = [f"- {md_escape(report_label(r, reports))}: {md_escape(w)}" for r in reports for w in r.warnings]
+    debate_w, per = grouped_warnings(reports)
+    warns = [f"- the debate (all summaries): {md_escape(w)}" for w in debate_w]
+    warns += [f"- {md_escape(report_label(r, reports))}: {md_escape(w)}" for r, ws in per for w in ws]
     if warns:
         out += ["## Warnings", "", *warns, ""]
     return "\n".join(out).rstrip() + "\n"

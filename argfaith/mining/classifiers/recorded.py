@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from argfaith.datasets.labels import LABELS, NO_RELATION, RelationLabel, normalise_label
 from argfaith.errors import ArgfaithError, ConfigurationError, DataFormatError
+from argfaith.datasets.provision_ids import legacy_provision_id
 from argfaith.textio import read_text
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, RelationClassifier, Usage
 
@@ -185,6 +186,9 @@ class RecordedClassifier:
         """The recorded (label, confidence) of ``q``, or ``None``."""
         if self.key in ("auto", "ids") and q.source_id is not None and q.target_id is not None:
             hit = self._by_ids.get((q.source_id, q.target_id))
+            if hit is None:  # a file keyed by the old positional provision ids (argfaith.datasets.provision_ids)
+                old = legacy_provision_id(q.target_id)
+                hit = self._by_ids.get((q.source_id, old)) if old is not None else None
             if hit is not None:
                 # In auto mode an id hit whose recorded texts differ from the query's is not trusted:
                 # span ids and sentence ids share one format, so the same id can name other text.

@@ -1,0 +1,230 @@
+#!/usr/bin/env python
+"""Fair trials of relation classifiers on natural EP pairs (issue 20, item 2), debate-grouped CV.
+
+Data: ``data/ep_relations_llm`` (v1) + ``data/ep_relations_v2`` (natural attacks at scale,
+exhaustive and summary parts), silver labels. *Natural* pairs = every part but the contrast
+rewrites; rewrites may TRAIN a model (capped) but never enter a figure that chooses one. The
+paper's three debates are evaluation-only (their summary pairs and the 300 silver dev pairs); the
+debates reserved for independent evaluation are dropped at load time.
+
+Steps (each writes into ``--work`` and can be rerun; folds are debate-grouped, seed 0)::
+
+    python scripts/relmodel/trials.py prep --data $ARGFAITH_DATA --work W      # pairs, features, embeddings
+    python scripts/relmodel/trials.py stage1 --work W                           # pair-feature / embedding LR, OOF
+    python scripts/relmodel/trials.py ce --work W --fold 0 [--tag ce3]          # 3-way cross-encoder on one fold
+    python scripts/relmodel/trials.py report --work W                           # tables (benchmarks/relations_v2.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import metrics as M  # noqa: E402
+
+from argfaith.bench.corpus import PAPER_DEBATES, load_ep_relation_corpus  # noqa: E402
+
+RESERVED = {
+    "CRE-20061026-ITEM-003", "CRE-20060404-ITEM-007", "CRE-20060404-ITEM-013", "CRE-20060406-ITEM-004",
+    "CRE-20060406-ITEM-005", "CRE-20060426-ITEM-012", "CRE-20060427-ITEM-003",
+}
+NATURAL = ("exhaustive", "summary", "targeted", "found", "exhaustive2", "summary2")
+CORPORA = (ROOT / "data" / "ep_relations_llm" / "pairs.jsonl.gz", ROOT / "data" / "ep_relations_v2" / "pairs.jsonl.gz")
+
+
+def group_folds(groups: list[str], k: int, seed: int) -> np.ndarray:
+    """Fold of each row: debates shuffled (seeded), assigned largest first to the lightest fold."""
+    sizes = Counter(groups)
+    order = sorted(sizes)
+    random.Random(seed).shuffle(order)
+    order.sort(key=lambda g: -sizes[g])
+    load = [0] * k
+    fold_of = {}
+    for g in order:
+        f = min(range(k), key=lambda i: (load[i], i))
+        fold_of[g] = f
+        load[f] += sizes[g]
+    return np.array([fold_of[g] for g in groups])
+
+
+# ---------------------------------------------------------------------------- prep
+def cmd_prep(a: argparse.Namespace) -> None:
+    from argfaith.bench.relations import DebateContexts, pair_query
+    from argfaith.datasets import load_relation_pairs
+    from argfaith.mining.classifiers.offline import PairFeaturizer, default_idf_path, load_idf
+    from argfaith.mining.classifiers.relatedness import RelatednessFeaturizer
+    from argfaith.mining.encoder import SentenceEncoder
+
+    rows = []
+    for corpus in [c for c in CORPORA if c.exists()]:
+        for cp in load_ep_relation_corpus(corpus, a.data):
+            if cp.debate_id in RESERVED:
+                continue
+            rows.append({"id": cp.pair_id, "part": cp.part, "group": cp.debate_id, "label": cp.label, "q": cp.query,
+                         "eval_only": cp.eval_only, "rewrite": cp.rewrite})
+    ctx = DebateContexts(a.data / "ep_debates")
+    for p in load_relation_pairs(a.data / "ep_relations_silver" / "dev.jsonl"):
+        rows.append({"id": p.pair_id, "part": "silver-dev", "group": p.corpus or "?", "label": p.label,
+                     "q": pair_query(p, ctx), "eval_only": True, "rewrite": None})
+    t0 = time.time()
+    feat = RelatednessFeaturizer(PairFeaturizer(load_idf(default_idf_path())), SentenceEncoder())
+    X = feat.matrix([r["q"] for r in rows]).astype(np.float32)
+    print(f"{len(rows)} pairs; features {X.shape} in {time.time() - t0:.0f} s; parts {dict(Counter(r['part'] for r in rows))}", flush=True)
+    a.work.mkdir(parents=True, exist_ok=True)
+    with open(a.work / "rows.pkl", "wb") as f:
+        pickle.dump({"rows": rows, "X": X, "feature_names": feat.feature_names}, f)
+
+
+def load_work(work: Path) -> dict:
+    with open(work / "rows.pkl", "rb") as f:
+        d = pickle.load(f)
+    rows = d["rows"]
+    d["y"] = np.array([M.CLASSES.index(r["label"]) for r in rows])
+    d["part"] = np.array([r["part"] for r in rows])
+    d["eval"] = np.array([r["eval_only"] for r in rows])
+    d["natural"] = np.isin(d["part"], NATURAL)
+    groups = [r["group"] for r in rows]
+    train_pool = ~d["eval"]
+    folds = np.full(len(rows), -1)
+    folds[train_pool] = group_folds([g for g, t in zip(groups, train_pool) if t], 3, 0)
+    d["fold"] = folds
+    d["genre"] = np.array([r["q"].genre or "debate" for r in rows])
+    d["kind"] = np.array([r["q"].target_kind or "?" for r in rows])
+    return d
+
+
+# ---------------------------------------------------------------------------- stage 1
+def fit_stage1(X: np.ndarray, y: np.ndarray, l2: float, balanced: bool):  # noqa: ANN201
+    from argfaith.mining.classifiers._linear import fit_logistic_regression
+
+    return fit_logistic_regression(X, [M.CLASSES[k] for k in y], M.CLASSES, l2=l2,
+                                   class_weight="balanced" if balanced else None, max_iter=3000)
+
+
+def cmd_stage1(a: argparse.Namespace) -> None:
+    d = load_work(a.work)
+    X, y, fold, nat = d["X"].astype(np.float64), d["y"], d["fold"], d["natural"]
+    nfe = len(d["feature_names"]) - 5
+    out = {}
+    for name, cols in (("features", slice(0, nfe)), ("features+emb", slice(None))):
+        oof = np.full((len(y), 3), np.nan)
+        ev = np.zeros((int(d["eval"].sum()), 3))
+        for f in range(3):
+            tr = (fold != f) & (fold >= 0) & nat
+            te = fold == f
+            m = fit_stage1(X[tr][:, cols], y[tr], a.l2, balanced=False)
+            oof[te] = m.predict_proba(X[te][:, cols])
+            ev += m.predict_proba(X[d["eval"]][:, cols]) / 3
+        oof[d["eval"]] = ev
+        out[name] = oof.astype(np.float32)
+        print(name, "done", flush=True)
+    np.savez_compressed(a.work / "stage1_oof.npz", **{k.replace("+", "_"): v for k, v in out.items()})
+
+
+# ---------------------------------------------------------------------------- cross-encoder
+def cmd_ce(a: argparse.Namespace) -> None:
+    import crossenc
+
+    from argfaith.mining.classifiers.pairtext import PairTokenizer
+    from argfaith.mining.encoder import load_tokenizer
+
+    d = load_work(a.work)
+    rows, y, fold, nat, part = d["rows"], d["y"], d["fold"], d["natural"], d["part"]
+    s1 = np.load(a.work / "stage1_oof.npz")["features_emb"]
+    f = a.fold
+    rng = random.Random(f)
+    trn = np.flatnonzero((fold != f) & (fold >= 0) & nat)
+    # hard negatives: the training folds' own out-of-fold stage-1 scores (never the test fold's)
+    rel_score = 1 - s1[:, 2]
+    pos = [int(i) for i in trn if y[i] != 2]
+    neg = sorted((int(i) for i in trn if y[i] == 2), key=lambda i: -rel_score[i])
+    hard = neg[: int(a.hard * len(pos))]
+    rest = neg[int(a.hard * len(pos)) :]
+    rand = rng.sample(rest, min(len(rest), int(a.rand * len(pos))))
+    con = [int(i) for i in np.flatnonzero((fold != f) & (fold >= 0) & (part == "contrast"))]
+    con = rng.sample(con, min(a.contrast_cap, len(con)))
+    train_idx = pos + hard + rand + con
+    tok = PairTokenizer(load_tokenizer(ROOT / "argfaith" / "data" / "minilm_tokenizer.json", None),
+                        use_prev=not a.no_prev, use_topic=not a.no_topic)
+    enc = [tok.encode(r["q"]) for r in rows]
+    print(f"[{a.tag} f{f}] train {len(train_idx)}: related {len(pos)}, hard {len(hard)}, random {len(rand)}, contrast {len(con)}; "
+          f"mean tokens {np.mean([len(e[0]) for e in enc]):.0f}", flush=True)
+    t0 = time.time()
+    model = crossenc.train(enc, y, train_idx, epochs=a.epochs, lr=a.lr, freeze=a.freeze, threads=a.threads, log=f"[{a.tag} f{f}] ")
+    print(f"[{a.tag} f{f}] trained in {(time.time() - t0) / 60:.1f} min", flush=True)
+    test_idx = [int(i) for i in np.flatnonzero((fold == f) | d["eval"])]
+    z = crossenc.predict(model, enc, test_idx)
+    np.savez_compressed(a.work / f"ce_{a.tag}_f{f}.npz", idx=np.array(test_idx), logits=z,
+                        train_counts=np.bincount(y[train_idx], minlength=3))
+    if a.export:
+        import export
+
+        out = a.work / f"model_{a.tag}_f{f}"
+        out.mkdir(exist_ok=True)
+        export.export_crossencoder(model, out / "relation_crossencoder.onnx", 3)
+        print("exported", out, flush=True)
+    print(f"[{a.tag} f{f}] done in {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prep")
+    p.add_argument("--data", type=Path, required=True)
+    p.add_argument("--work", type=Path, required=True)
+    p = sub.add_parser("stage1")
+    p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--l2", type=float, default=0.01)
+    p = sub.add_parser("ce")
+    p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--fold", type=int, required=True)
+    p.add_argument("--tag", default="ce3")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--lr", type=float, default=4e-5)
+    p.add_argument("--freeze", type=int, default=2)
+    p.add_argument("--hard", type=float, default=2.0)
+    p.add_argument("--rand", type=float, default=0.5)
+    p.add_argument("--contrast-cap", type=int, default=600)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--no-prev", action="store_true")
+    p.add_argument("--no-topic", action="store_true")
+    p.add_argument("--export", action="store_true")
+    a = ap.parse_args()
+    {"prep": cmd_prep, "stage1": cmd_stage1, "ce": cmd_ce}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
+
+
+# ---------------------------------------------------------------------------- report
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def part_table(name: str, y: np.ndarray, P: np.ndarray, part: np.ndarray, kind: np.ndarray, prior: np.ndarray) -> dict:
+    """Scores of one trial: all natural pairs, per part and per target kind (balanced decisions),
+    and under the all-pairs rule on the exhaustive and summary parts."""
+    out = {"all natural": M.summarise(y, P, prior)}
+    for p in sorted(set(part)):
+        m = part == p
+        out[p] = M.summarise(y[m], P[m], prior)
+    for k in ("proposal", "speech"):
+        m = kind == k
+        if m.any():
+            out[f"target {k}"] = M.summarise(y[m], P[m], prior)
+    return out

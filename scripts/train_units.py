@@ -66,8 +66,8 @@ def main() -> None:
     ap.add_argument("--labels", type=Path, default=ROOT / "data" / "summary_units" / "units.jsonl.gz")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--report", type=Path)
-    ap.add_argument("--min-recall", type=float, default=0.96)
-    ap.add_argument("--C", type=float, default=0.5)
+    ap.add_argument("--min-recall", type=float, default=0.98)
+    ap.add_argument("--C", type=float, default=0.01)
     a = ap.parse_args()
     labels = {}
     for line in gzip.open(a.labels, "rt", encoding="utf-8"):

@@ -62,7 +62,8 @@ _BOLD_ONLY = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)[^\n]+?\1[\s.:]*$")
 _WORDS = re.compile(r"\w+")
 _REPORTING = re.compile(
     r"\b(argu|stress|emphasi[sz]|call|urg|warn|criticis|criticiz|support|oppos|reject|welcom|propos|advocat|insist|believ|"
-    r"defend|question|concern|demand|highlight|note|point)", re.I)
+    r"defend|question|concern|demand|highlight|note|point|said|say|says|claim|maintain|contend|suggest|recommend|agree|"
+    r"disagree|object|favou?r|back|endorse|want|wish|fear|doubt|should|must|need)", re.I)
 _FRAMING = re.compile(r"^(the|this) (parliamentary )?(debate|discussion|report|summary)\b", re.I)
 
 

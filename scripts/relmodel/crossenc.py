@@ -176,7 +176,7 @@ def train(enc, y: np.ndarray, idx: list[int], *, epochs: int = 2, lr: float = 4e
 def predict(model, enc, idx: list[int], batch: int = 64) -> np.ndarray:  # noqa: ANN001
     import torch
 
-    out = np.zeros((len(idx), len(CLASSES)), dtype=np.float32)
+    out = np.zeros((len(idx), model.head.out_features), dtype=np.float32)
     pos = {i: k for k, i in enumerate(idx)}
     with torch.no_grad():
         for b in length_batches(enc, idx, batch, None):
@@ -184,3 +184,94 @@ def predict(model, enc, idx: list[int], batch: int = 64) -> np.ndarray:  # noqa:
             for r, i in enumerate(b):
                 out[pos[i]] = z[r]
     return out
+
+
+# ---------------------------------------------------------------------------- cached bottom layers
+def _mask(bert, am, h):  # noqa: ANN001, ANN202
+    m, _ = bert._create_attention_masks(attention_mask=am, encoder_attention_mask=None, embedding_output=h,
+                                        encoder_hidden_states=None, cache=None)
+    return m
+
+
+def bottom_states(model, enc, idx: list[int], freeze: int, batch: int = 64) -> dict[int, "object"]:  # noqa: ANN001, F821
+    """The frozen bottom ``freeze`` layers' output of every pair in ``idx`` (fp16, unpadded)."""
+    import torch
+
+    bert = model.bert
+    out = {}
+    with torch.no_grad():
+        for b in length_batches(enc, idx, batch, None):
+            ids, am, tt = _batch(enc, b)
+            h = bert.embeddings(input_ids=ids, token_type_ids=tt)
+            m = _mask(bert, am, h)
+            for layer in bert.encoder.layer[:freeze]:
+                h = layer(h, attention_mask=m)
+                h = h[0] if isinstance(h, tuple) else h
+            for r, i in enumerate(b):
+                out[i] = h[r, : len(enc[i][0])].to(torch.float16).clone()
+    return out
+
+
+def top_forward(model, states, enc, b: list[int], freeze: int):  # noqa: ANN001, ANN201
+    import torch
+
+    bert = model.bert
+    w = max(states[i].shape[0] for i in b)
+    h = torch.zeros((len(b), w, states[b[0]].shape[1]), dtype=torch.float32)
+    am = torch.zeros((len(b), w), dtype=torch.long)
+    for r, i in enumerate(b):
+        n = states[i].shape[0]
+        h[r, :n] = states[i].float()
+        am[r, :n] = 1
+    m = _mask(bert, am, h)
+    for layer in bert.encoder.layer[freeze:]:
+        h = layer(h, attention_mask=m)
+        h = h[0] if isinstance(h, tuple) else h
+    mm = am.unsqueeze(-1).to(h.dtype)
+    pooled = (h * mm).sum(1) / mm.sum(1).clamp(min=1.0)
+    return model.head(model.dropout(pooled))
+
+
+def train_cached(enc, y: np.ndarray, idx: list[int], *, n_classes: int, epochs: int = 3, lr: float = 5e-5, batch: int = 32,
+                 freeze: int = 3, class_power: float = 0.5, seed: int = 0, threads: int = 2, log: str = ""):  # noqa: ANN001, ANN201
+    """Fine-tune the top ``6 - freeze`` layers + head over cached bottom-layer states (every layer
+    still reads source and target together); same optimiser and schedule as :func:`train`."""
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = random.Random(seed)
+    model = MeanPoolClassifier(n_classes, freeze)
+    model.eval()
+    t0 = time.time()
+    states = bottom_states(model, enc, idx, freeze)
+    print(f"{log}cached {len(states)} pairs' bottom {freeze} layers in {(time.time() - t0) / 60:.1f} min", flush=True)
+    cnt = np.bincount(y[idx], minlength=n_classes).astype(float)
+    wts = torch.tensor((cnt.sum() / np.maximum(cnt, 1)) ** class_power, dtype=torch.float)
+    lossf = torch.nn.CrossEntropyLoss(weight=wts / wts.mean())
+    steps = epochs * math.ceil(len(idx) / batch)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    warm = max(1, int(0.06 * steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+    model.train()
+    model.bert.embeddings.eval()
+    for layer in model.bert.encoder.layer[:freeze]:
+        layer.eval()
+    step = 0
+    t1 = time.time()
+    for ep in range(epochs):
+        for b in length_batches(enc, idx, batch, rng):
+            loss = lossf(top_forward(model, states, enc, b, freeze), torch.tensor(y[b]))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            if step % 100 == 0 or step == steps:
+                el = time.time() - t1
+                print(f"{log}epoch {ep + 1}/{epochs} step {step}/{steps} loss {loss.item():.3f} {el / 60:.1f} min, "
+                      f"eta {(steps - step) * el / step / 60:.1f} min", flush=True)
+    model.eval()
+    return model

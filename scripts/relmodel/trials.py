@@ -178,6 +178,51 @@ def cmd_ce(a: argparse.Namespace) -> None:
     print(f"[{a.tag} f{f}] done in {(time.time() - t0) / 60:.1f} min", flush=True)
 
 
+def cmd_stance(a: argparse.Namespace) -> None:
+    """A 2-way (attack / support) cross-encoder on the related natural pairs of the training folds
+    (+ contrast rewrites, capped), the bottom ``--freeze`` layers cached; predicts the test fold's
+    gold-related pairs, its top ``--cascade`` share by stage-1 P(related), and the evaluation-only pairs."""
+    import crossenc
+
+    from argfaith.mining.classifiers.pairtext import PairTokenizer
+    from argfaith.mining.encoder import load_tokenizer
+
+    d = load_work(a.work)
+    rows, y, fold, nat, part = d["rows"], d["y"], d["fold"], d["natural"], d["part"]
+    f = a.fold
+    rng = random.Random(f)
+    trainable = (fold != f) & (fold >= 0) if f >= 0 else fold >= 0
+    tr = np.flatnonzero(trainable & nat & (y != 2))
+    con = [int(i) for i in np.flatnonzero(trainable & (part == "contrast") & (y != 2))]
+    con = rng.sample(con, min(a.contrast_cap, len(con)))
+    train_idx = [int(i) for i in tr] + con
+    tok = PairTokenizer(load_tokenizer(ROOT / "argfaith" / "data" / "minilm_tokenizer.json", None),
+                        use_prev=not a.no_prev, use_topic=not a.no_topic)
+    enc = [tok.encode(r["q"]) for r in rows]
+    ys = np.where(y == 0, 0, 1)  # attack = 0, support = 1 (no relation never in training)
+    print(f"[{a.tag} f{f}] train {len(train_idx)}: natural related {len(tr)} (attack {int((y[tr] == 0).sum())}), contrast {len(con)}", flush=True)
+    t0 = time.time()
+    model = crossenc.train_cached(enc, ys, train_idx, n_classes=2, epochs=a.epochs, lr=a.lr, freeze=a.freeze,
+                                  threads=a.threads, log=f"[{a.tag} f{f}] ")
+    print(f"[{a.tag} f{f}] trained in {(time.time() - t0) / 60:.1f} min", flush=True)
+    if f >= 0:
+        s1 = np.load(a.work / "stage1_oof.npz")["features_emb"]
+        te = (fold == f) & nat
+        rel = 1 - s1[:, 2]
+        cut = np.quantile(rel[te], 1 - a.cascade)
+        test_idx = [int(i) for i in np.flatnonzero((te & ((y != 2) | (rel >= cut))) | d["eval"])]
+        z = crossenc.predict(model, enc, test_idx)
+        np.savez_compressed(a.work / f"stance_{a.tag}_f{f}.npz", idx=np.array(test_idx), logits=z)
+    if a.export:
+        import export
+
+        out = a.work / f"model_{a.tag}_f{f}"
+        out.mkdir(exist_ok=True)
+        export.export_crossencoder(model, out / "relation_stance.onnx", 2)
+        print("exported", out, flush=True)
+    print(f"[{a.tag} f{f}] done in {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -201,8 +246,21 @@ def main() -> None:
     p.add_argument("--no-prev", action="store_true")
     p.add_argument("--no-topic", action="store_true")
     p.add_argument("--export", action="store_true")
+    p = sub.add_parser("stance")
+    p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--fold", type=int, required=True, help="test fold; -1 = train on every trainable pair (the shipped model)")
+    p.add_argument("--tag", default="st")
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--lr", type=float, default=5e-5)
+    p.add_argument("--freeze", type=int, default=4)
+    p.add_argument("--contrast-cap", type=int, default=600)
+    p.add_argument("--cascade", type=float, default=0.25)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--no-prev", action="store_true")
+    p.add_argument("--no-topic", action="store_true")
+    p.add_argument("--export", action="store_true")
     a = ap.parse_args()
-    {"prep": cmd_prep, "stage1": cmd_stage1, "ce": cmd_ce}[a.cmd](a)
+    {"prep": cmd_prep, "stage1": cmd_stage1, "ce": cmd_ce, "stance": cmd_stance}[a.cmd](a)
 
 
 if __name__ == "__main__":

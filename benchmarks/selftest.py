@@ -1,19 +1,31 @@
 #!/usr/bin/env python
-"""The evaluator self-test as a benchmark: written and rule-based distortions, controls, warnings.
+"""The evaluator self-test as a benchmark: written and rule-based distortions, controls,
+saturation, per summary candidate policy — and the ceiling with annotator relations (issue 21).
 
 Runs ``argfaith.study.selftest.run_selftest`` on the 12 debates of ``ep_summaries`` for each
-classifier given (default: the previous default ``features`` — "before" — and the stance model
-``offline`` — "after"), with the written development set (``data/distortions``) and with the
-offline distortion rules, and prints one table per run; results in
-``benchmarks/results/selftest.json``. Output folders (mined QBAFs, label caches) go under ``--work``
-and are reused by a rerun.
+classifier × distortion set × summary candidate policy (``--summary-pairs``), prints one table per
+run and writes ``benchmarks/results/selftest.json`` (key ``<classifier>/<set>/<policy>``; the
+policy ``all`` keeps the old ``<classifier>/<set>`` key). Sets:
 
-    ARGFAITH_DATA=../shared/data python benchmarks/selftest.py --classifiers features,offline --sets written,rules
+- ``written``: the development set ``data/distortions`` (92 LLM-written distortions of 23 summaries);
+- ``rules``: the offline rule distortions (``--provisions 2 --undiscussed 1``);
+- ``ceiling``: ``data/ceiling`` (96 written distortions of the 12 summaries whose every pair is
+  labelled), restricted to those 12 summaries, with the v1 summary units the labels key. The
+  classifier ``ceiling`` replays the annotators' labels on the summary side (v1 corpus + the
+  labels of the pairs the edits create) and uses the offline model on the debate side.
+
+Output folders (mined QBAFs, label caches) go under ``--work`` and are reused by a rerun.
+
+    ARGFAITH_DATA=../shared/data python benchmarks/selftest.py --classifiers offline --sets written,rules \\
+        --summary-pairs all,ordered,proposals
+    ARGFAITH_DATA=../shared/data python benchmarks/selftest.py --classifiers ceiling,offline --sets ceiling \\
+        --summary-pairs all,proposals
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import sys
@@ -27,39 +39,103 @@ from argfaith.mining.classifiers.registry import make_classifier  # noqa: E402
 from argfaith.study.selftest import SelftestConfig, render_selftest_markdown, run_selftest  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "selftest.json"
+CEILING = ROOT / "data" / "ceiling"
+
+
+def ceiling_summaries(data: Path, work: Path) -> Path:
+    """A summaries folder with only the 12 summary files of the ceiling set (symlinks)."""
+    files = {json.loads(l)["summary_file"] for l in (CEILING / "manifest.jsonl").read_text().splitlines() if l.strip()}
+    out = work / "ceiling-summaries"
+    for f in files:
+        did = f.split("_")[0]
+        (out / did).mkdir(parents=True, exist_ok=True)
+        link = out / did / f
+        if not link.exists():
+            link.symlink_to((data / "ep_summaries" / did / f).resolve())
+    return out
+
+
+def ceiling_labels(data: Path, work: Path) -> Path:
+    """The annotators' labels of every summary pair of the ceiling set, by text: the v1 corpus'
+    summary part (the 12 original summaries, all ordered pairs) + ``data/ceiling/pairs.jsonl.gz``."""
+    from argfaith.bench.corpus import _plans, load_ep_relation_corpus
+
+    out = work / "ceiling-labels.jsonl"
+    if out.exists():
+        return out
+    rows = []
+    for cp in load_ep_relation_corpus(None, data, parts=["summary"]):
+        rows.append({"source": cp.query.source, "target": cp.query.target, "label": cp.label})
+    plan_of = _plans(data)
+    with gzip.open(CEILING / "pairs.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            units = plan_of(r["debate_id"], r["summary_file"]).units
+
+            def text(role: str) -> str:
+                if f"{role}_text" in r:
+                    return r[f"{role}_text"]
+                uid = r[f"{role}_id"]
+                if uid not in units:
+                    from argfaith.datasets.provision_ids import canonical_provision_id  # old positional ids
+
+                    uid = canonical_provision_id(uid)
+                return units[uid].text
+
+            rows.append({"source": text("source"), "target": text("target"), "label": r["label"]})
+    work.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=Path(os.environ.get("ARGFAITH_DATA", ROOT.parent / "shared" / "data")))
-    ap.add_argument("--classifiers", default="features,offline")
+    ap.add_argument("--classifiers", default="offline")
     ap.add_argument("--sets", default="written,rules")
+    ap.add_argument("--summary-pairs", default="all")
+    ap.add_argument("--summary-units", default="default")
     ap.add_argument("--work", type=Path, default=ROOT.parent / "selftest-runs")
     ap.add_argument("--provisions", type=int, default=2)
+    ap.add_argument("--tag", default="", help="suffix of the result keys (e.g. a model version)")
     a = ap.parse_args()
     res = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     for spec in a.classifiers.split(","):
-        clf = make_classifier(spec)
         for which in a.sets.split(","):
-            dist = f"written:{ROOT / 'data' / 'distortions'}" if which == "written" else "rules"
-            cfg = SelftestConfig(debates=a.data / "ep_debates", summaries=a.data / "ep_summaries",
-                                 out=a.work / spec, classifier=spec, distortions=dist, provisions=a.provisions)
+            summaries = a.data / "ep_summaries"
+            units = a.summary_units
             if which == "written":
-                # the written set has its own item folder: the rules and the written set never share results
-                cfg = SelftestConfig(**{**cfg.__dict__, "out": a.work / f"{spec}-written"})
-            t0 = time.perf_counter()
+                dist = f"written:{ROOT / 'data' / 'distortions'}"
+            elif which == "ceiling":
+                dist = f"written:{CEILING}"
+                summaries = ceiling_summaries(a.data, a.work)
+                units = "v1"  # the units the annotators labelled
+            else:
+                dist = "rules"
+            cspec = spec
+            if spec == "ceiling":
+                cspec = f"recorded:{ceiling_labels(a.data, a.work)}?key=texts&fallback=offline"
+            clf = make_classifier(cspec)
+            for policy in a.summary_pairs.split(","):
+                key = f"{spec}/{which}" + (f"/{policy}" if policy != "all" else "") + (f"/{units}" if units != "default" else "") + a.tag
+                folder = a.work / key.replace("/", "-")
+                cfg = SelftestConfig(debates=a.data / "ep_debates", summaries=summaries, out=folder, classifier=cspec,
+                                     distortions=dist, provisions=a.provisions, summary_pairs=policy, summary_units=units)
+                t0 = time.perf_counter()
 
-            def emit(e: tuple) -> None:  # type: ignore[type-arg]
-                if e[0] in ("item", "phase"):
-                    print("  ", *e[1:], flush=True)
+                def emit(e: tuple) -> None:  # type: ignore[type-arg]
+                    if e[0] in ("item", "phase"):
+                        print("  ", *e[1:], flush=True)
 
-            agg = run_selftest(cfg, clf, emit=emit)
-            agg["wall_seconds"] = round(time.perf_counter() - t0, 1)
-            print(f"\n## {spec} — {which} distortions\n")
-            print(render_selftest_markdown(agg))
-            res[f"{spec}/{which}"] = agg
-            RESULTS.parent.mkdir(parents=True, exist_ok=True)
-            RESULTS.write_text(json.dumps(res, indent=1) + "\n")
+                agg = run_selftest(cfg, clf, emit=emit)
+                agg["wall_seconds"] = round(time.perf_counter() - t0, 1)
+                print(f"\n## {key}\n")
+                print(render_selftest_markdown(agg))
+                res[key] = agg
+                RESULTS.parent.mkdir(parents=True, exist_ok=True)
+                RESULTS.write_text(json.dumps(res, indent=1) + "\n")
     print(f"wrote {RESULTS}")
 
 

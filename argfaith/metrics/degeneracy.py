@@ -16,6 +16,10 @@ source accepts < 10 %      π_dpc mostly measures the summary graph's own accept
                            compare σ against an untouched base score
 edge density off ×2        share of candidate pairs that became edges (or the attack share)
                            is outside [½×, 2×] of the labelled EP corpus
+> 20 % of summary          the summary QBAF saturates (issue 21: all ordered pairs make support
+arguments at σ ≥ 0.99      cycles): σ* is nearly binary, a fabricated support cannot raise what
+                           is already 1 and an omission cannot lower it while one saturated
+                           supporter remains
 =========================  ===================================================================
 """
 
@@ -24,7 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["degeneracy_warnings", "is_debate_warning", "REFERENCE_DENSITY", "ACCEPTANCE_FLOOR", "BASE_SCORE_SHARE", "DENSITY_FACTOR", "MIN_PROPOSALS"]
+__all__ = ["degeneracy_warnings", "is_debate_warning", "saturation", "REFERENCE_DENSITY", "ACCEPTANCE_FLOOR", "BASE_SCORE_SHARE",
+           "DENSITY_FACTOR", "MIN_PROPOSALS", "SATURATED", "SATURATION_SHARE"]
 
 #: Below this share of credulously accepted proposals in the source, π_dpc is flagged.
 ACCEPTANCE_FLOOR = 0.10
@@ -34,6 +39,25 @@ BASE_SCORE_SHARE = 0.5
 DENSITY_FACTOR = 2.0
 #: Share-based warnings need at least this many proposals (with fewer, a share is too coarse).
 MIN_PROPOSALS = 5
+#: A summary argument whose strength reaches this is saturated.
+SATURATED = 0.99
+#: Above this share of saturated summary arguments the summary QBAF is flagged.
+SATURATION_SHARE = 0.20
+
+
+def saturation(qbaf: Any, strengths: Mapping[str, float], *, tolerance: float = 1e-9) -> dict[str, Any]:
+    """How saturated a summary QBAF is: speech arguments at σ ≥ :data:`SATURATED`, and proposals
+    whose σ* sits exactly at 0.5 or at 1.0 (issue 21's measurement)."""
+    speech = list(qbaf.speech_arguments)
+    props = list(qbaf.proposals)
+    sat = sum(1 for a in speech if strengths[a] >= SATURATED)
+    return {
+        "speech_arguments": len(speech), "saturated": sat,
+        "saturated_share": sat / len(speech) if speech else None,
+        "proposals": len(props),
+        "sigma_at_half": sum(1 for p in props if abs(strengths[p] - 0.5) <= tolerance),
+        "sigma_at_one": sum(1 for p in props if strengths[p] >= 1.0 - tolerance),
+    }
 
 #: Labelled densities of the EP relation corpus (data/ep_relations_llm, stats.json): the share of
 #: candidate pairs that are related, and the share of attacks among related pairs, for debate
@@ -114,6 +138,16 @@ def degeneracy_warnings(source: Any, summary: Any, *, tolerance: float = 1e-9) -
                 f"untouched proposals: {at_base} of {len(shared)} proposals ({_pct(at_base / len(shared))}) keep σ* exactly at "
                 "their base score in the summary's QBAF (no argument reaches them): π_bc and π_εa then compare the debate's "
                 "σ with an untouched base score, not with what the summary says"
+            )
+    speech = list(summary.qbaf.speech_arguments)
+    if len(speech) >= MIN_PROPOSALS:
+        sat = saturation(summary.qbaf, summary.strengths, tolerance=tolerance)
+        if sat["saturated_share"] > SATURATION_SHARE:
+            out.append(
+                f"saturated summary: {sat['saturated']} of {len(speech)} summary arguments ({_pct(sat['saturated_share'])}) reach "
+                f"σ ≥ {SATURATED} (support cycles between summary sentences): σ* is then nearly binary — a fabricated support "
+                "cannot raise a provision already at 1 and an omission cannot lower it while one saturated supporter remains "
+                "(try --summary-pairs proposals or ordered)"
             )
     genres = (("source", "debate", source), ("summary", "summary", summary))
     for role, genre, side in genres:

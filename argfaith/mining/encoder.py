@@ -129,9 +129,9 @@ class SentenceEncoder:
     """
 
     def __init__(self, model_dir: str | Path | None = None, *, threads: int | None = None, batch_size: int = 64,
-                 max_cache: int = 100_000) -> None:
+                 max_cache: int = 100_000, tokens: TokenEmbeddings | None = None) -> None:
         d = Path(model_dir) if model_dir is not None else default_model_dir()
-        self.tokens = TokenEmbeddings(d / ENCODER_FILES["tokens"])
+        self.tokens = tokens if tokens is not None else TokenEmbeddings(d / ENCODER_FILES["tokens"])
         self.tokenizer = load_tokenizer(d / ENCODER_FILES["tokenizer"])
         self.session = onnx_session(d / ENCODER_FILES["encoder"], threads)
         self.batch_size = batch_size

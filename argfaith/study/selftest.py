@@ -320,6 +320,15 @@ def _pcr(qbaf: Any, proposals: Sequence[str] | None = None) -> dict[str, Any]:
     }
 
 
+def _saturation(qs: Any, tau: float) -> dict[str, Any]:
+    """Saturation of a summary QBAF at τ (issue 21): speech arguments at σ ≥ 0.99, σ* at 0.5 / 1.0."""
+    from argfaith.metrics.degeneracy import saturation
+    from argfaith.qbaf import dfquad_strengths
+
+    q = qs.with_speech_base_score(tau)
+    return saturation(q, dfquad_strengths(q))
+
+
 def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int, pairs: str = "all", units: str = "default") -> Any:
     from argfaith.mining.pipeline import plan_summary, run_plan
     from argfaith.mining.units import summary_unit_policy
@@ -538,6 +547,7 @@ def run_selftest(
                 "pcr": {k: pcr0[k] for k in ("walk", "simple", "simple_complete", "walk_all_one")},
                 "source_pcr": {k: v for k, v in _pcr(q).items() if k != "ratios"},
                 "n_sentences": len(qs0.speech_arguments), "n_edges": len(qs0.attacks) + len(qs0.supports),
+                "saturation": _saturation(qs0, cfg.tau),
                 "discussed": {p: v for p, v in about.items() if v}, "distortions": rows,
                 "notes": notes + (llm.problems if llm is not None else []),
                 "seconds": round(time.perf_counter() - ts, 2), "cache": {"hits": cached.hits, "misses": cached.misses},
@@ -614,11 +624,18 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
     n_items = 0
     pcr_groups: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     all_one: Counter[str] = Counter()
+    sat: Counter[str] = Counter()
     for f in sorted((root / "items").glob("*/*.json")):
         r = read_json_file(f) or {}
         if "distortions" not in r:
             continue
         n_items += 1
+        for k, v in (r.get("saturation") or {}).items():
+            if isinstance(v, int):
+                sat[k] += v
+        if (r.get("saturation") or {}).get("saturated_share") is not None:
+            sat["summaries_measured"] += 1
+            sat["summaries_over_fifth"] += int(r["saturation"]["saturated_share"] > 0.2)
         real[r["debate"]].append({**r["metrics"], "pcr": r.get("pcr", {}), "source_pcr": r.get("source_pcr", {})})
         for reading in ("walk", "simple"):
             v = (r.get("pcr") or {}).get(reading)
@@ -690,6 +707,12 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
                               "share_one": round(sum(1 for x in v if x == 1.0) / len(v), 4) if v else None}
                     for reading, v in rs.items()} for g, rs in pcr_groups.items()},
         "pcr_all_one_real": all_one["real"],
+        "saturation": {
+            **dict(sat),
+            "saturated_share": round(sat["saturated"] / sat["speech_arguments"], 4) if sat["speech_arguments"] else None,
+            "sigma_at_half_share": round(sat["sigma_at_half"] / sat["proposals"], 4) if sat["proposals"] else None,
+            "sigma_at_one_share": round(sat["sigma_at_one"] / sat["proposals"], 4) if sat["proposals"] else None,
+        },
     }
 
 

@@ -121,3 +121,40 @@ def summarise(y: np.ndarray, p: np.ndarray, prior: np.ndarray) -> dict:
     out["ece_top"] = round(ece(y, p), 4)
     out["ece_classwise"] = round(classwise_ece(y, p), 4)
     return out
+
+
+# ---------------------------------------------------------------------------- calibration (shared with train.py)
+def log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def shift_logits(logp: np.ndarray, train_prior: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Saerens et al. (2002) prior shift in log space (unnormalised)."""
+    return logp + np.log(prior)[None, :] - np.log(train_prior)[None, :]
+
+
+def fit_temperature(z: np.ndarray, y: np.ndarray) -> float:
+    """The T minimising the negative log-likelihood of softmax(z / T) (golden-section on log T)."""
+    def nll(t: float) -> float:
+        lp = log_softmax(z / t)
+        return float(-lp[np.arange(len(y)), y].mean())
+
+    lo, hi = np.log(0.2), np.log(10.0)
+    g = (np.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = nll(np.exp(a)), nll(np.exp(b))
+    for _ in range(60):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = nll(np.exp(a))
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = nll(np.exp(b))
+    return float(np.exp((lo + hi) / 2))
+
+
+def calibrate(logp: np.ndarray, train_prior: np.ndarray, prior: np.ndarray, t: float) -> np.ndarray:
+    return np.exp(log_softmax(shift_logits(logp, train_prior, prior) / t))

@@ -223,7 +223,7 @@ def mine_documents(
     summaries = [load_summary(p) for p in summary_docs]
     names = [str(p) for p in summary_docs]
     # The guards run before the classifier is even built: a refused job costs a second or two.
-    check_pair_budget(count_pairs(doc, summaries, names=names), mining.max_pairs)
+    check_pair_budget(count_pairs(doc, summaries, names=names, summary_pairs=mining.summary_pairs), mining.max_pairs)
     clf, spec = make_classifier(mining.classifier)
     err = Console(stderr=True)
     for w in check_languages(doc, summaries, clf, strict=strict, names=names):
@@ -232,7 +232,10 @@ def mine_documents(
 
     candidates = mining.candidates
     # The id scheme is part of the folder: QBAFs and checkpoints of older provision ids are not reused.
-    tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}|{PROVISION_ID_SCHEME}".encode()).hexdigest()[:10]
+    from argfaith.mining.units import SUMMARY_UNITS_VERSION, summary_unit_policy
+
+    policy = f"{mining.summary_pairs}|{mining.summary_units}|{SUMMARY_UNITS_VERSION}"
+    tag = hashlib.sha256(f"{Path(debate).resolve()}|{spec}|{candidates}|{PROVISION_ID_SCHEME}|{policy}".encode()).hexdigest()[:10]
     root = Path(mining.mined_dir) if mining.mined_dir is not None else cache_dir() / "mined" / f"{doc.id}-{tag}"
     root.mkdir(parents=True, exist_ok=True)
     from argfaith.cli._progress import StepProgress
@@ -267,6 +270,7 @@ def mine_documents(
             r = mine_summary(
                 summ, doc, clf, candidates=candidates, checkpoint=root / f"{stem}.pairs.jsonl", restart=restart,
                 progress=progress_for(stem), name=stem, info={"classifier_spec": spec, "document": str(p)},
+                pairs=mining.summary_pairs, policy=summary_unit_policy(mining.summary_units),  # type: ignore[arg-type]
             )
             out = root / f"{stem}.json"
             save_qbaf(r.qbaf, out)
@@ -296,6 +300,8 @@ def evaluate(
     candidates: Annotated[str, typer.Option(rich_help_panel=_MINE, help="Candidate pairs when mining: all | topk:K | random:K | cascade:P.")] = "all",
     max_pairs: Annotated[int, typer.Option("--max-pairs", callback=ITERATIONS, rich_help_panel=_MINE, help=f"Refuse to mine a document with more candidate pairs than this, before any pair is classified (default {DEFAULT_MAX_PAIRS:,}: every EP debate fits; a 1 MB text is 60 million).")] = DEFAULT_MAX_PAIRS,
     mined_dir: Annotated[Optional[Path], typer.Option(rich_help_panel=_MINE, help="Where mined QBAFs and their resumable checkpoints go (default: $ARGFAITH_CACHE/mined/<debate>-<hash>).")] = None,
+    summary_pairs: Annotated[str, typer.Option("--summary-pairs", rich_help_panel=_MINE, help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
+    summary_units: Annotated[str, typer.Option("--summary-units", rich_help_panel=_MINE, help="Summary argument units: default (structural rules + argumentativeness classifier) | rules (rules only) | v1 (before issue 21).")] = "default",
     tau: Annotated[Optional[str], typer.Option("--tau", rich_help_panel=_MET, help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
     epsilon: Annotated[float, typer.Option(callback=EPSILON, rich_help_panel=_MET, help="ε of ε-accuracy π_εa, in (0, 1].")] = 0.1,
     tolerance: Annotated[float, typer.Option(callback=NONNEGATIVE, rich_help_panel=_MET, help="Tolerance (>= 0) of σ comparisons around 0.5 (π_bc) and ε (π_εa).")] = 1e-9,
@@ -309,6 +315,8 @@ def evaluate(
     path_budget: Annotated[int, typer.Option(callback=ITERATIONS, rich_help_panel=_MET, help="--pcr-reading simple: search steps per proposal (>= 1) before the result is reported as a lower bound.")] = 200_000,
     explain: Annotated[bool, typer.Option(rich_help_panel=_MET, help="Per-proposal explanations (arguments ranked by influence).")] = True,
     explain_top: Annotated[int, typer.Option(callback=COUNT, rich_help_panel=_MET, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
+    draws: Annotated[int, typer.Option("--draws", callback=COUNT, rich_help_panel=_MET, help="Error bars: sample this many labellings of the uncertain candidate pairs from the classifier's calibrated probabilities and report each metric's mean and 90% interval (0 = no error bars; QBAFs without probabilities have certain relations).")] = 0,
+    interval_level: Annotated[float, typer.Option("--interval-level", callback=UNIT, rich_help_panel=_MET, help="Central interval of the draws, in (0, 1].")] = 0.9,
     alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", rich_help_panel=_ALIGN, help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary.")] = None,
     align: Annotated[Optional[AlignMethod], typer.Option("--align", rich_help_panel=_ALIGN, help="Align speech arguments automatically.")] = None,
     coverage_k: Annotated[int, typer.Option(callback=COUNT, rich_help_panel=_ALIGN, help="With an alignment: π_cov over the K most salient source speech arguments, next to π_sar (0 = leave π_cov out).")] = 10,
@@ -337,13 +345,15 @@ def evaluate(
     wanted = _parse_baselines(baselines)
     inputs = InputSettings(source=source, summaries=tuple(summary or ()), debate=debate, summary_docs=tuple(summary_doc or ()),
                            source_text=source_text, summary_texts=tuple(summary_text or ()))
-    mining = MiningSettings(classifier=classifier, candidates=candidates, mined_dir=mined_dir, max_pairs=max_pairs)
+    mining = MiningSettings(classifier=classifier, candidates=candidates, mined_dir=mined_dir, max_pairs=max_pairs,
+                            summary_pairs=summary_pairs, summary_units=summary_units)
     metrics = MetricSettings(
         taus=tuple(parse_taus(tau)) if tau is not None else (None,), epsilon=epsilon, tolerance=tolerance,
         proposals=proposals.value, semantics=tuple(parse_semantics(semantics)), solver=solver.value, max_iter=max_iter,
         tol=tol, strict=strict, pcr_reading=pcr_reading.value, path_budget=path_budget, explain=explain,
         explain_top=explain_top or None, coverage_k=coverage_k or None, coverage_salience=coverage_salience.value,
         baselines=tuple(wanted), bertscore_model=bertscore_model, nli_model=nli_model,
+        draws=draws, interval_level=interval_level,
     )
     align_settings = AlignmentSettings(
         files=tuple(alignment or ()), method=align.value if align else None, threshold=align_threshold,

@@ -133,6 +133,8 @@ def mine(
     candidates: Annotated[str, typer.Option(help="Candidate pairs: all | topk:K | random:K | cascade:P.")] = "all",
     units: Annotated[UnitsOption, typer.Option(help="Speech arguments: human spans, sentences, or auto (spans when the debate has them).")] = UnitsOption.auto,
     unit_filter: Annotated[UnitFilter, typer.Option(help="default: drop the chair's procedural lines, stage directions, headers, fragments; none: keep all units.")] = UnitFilter.default,
+    summary_pairs: Annotated[str, typer.Option("--summary-pairs", help="With --summary: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
+    summary_units: Annotated[str, typer.Option("--summary-units", help="With --summary and --unit-filter default: default (structural rules + argumentativeness classifier) | rules | v1.")] = "default",
     segmenter: Annotated[str, typer.Option(help="Automatic units: rules | rules-plain | lines (sentences) | llm[:MODEL] (Claude's argument units, exact passages of the text; cached; needs ANTHROPIC_API_KEY).")] = "rules",
     tau: Annotated[float, typer.Option(callback=TAU, help="Base score τ of speech arguments, in [0, 1].")] = 0.2,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Plan only: print arguments, pairs and the estimated Claude cost per strategy.")] = False,
@@ -155,6 +157,13 @@ def mine(
     if out is None and not dry_run:
         raise ConfigurationError("--out FILE is required (or use --dry-run)")
     doc = load_debate(debate)
+    from argfaith.errors import ConfigurationError
+    from argfaith.mining.candidates import SUMMARY_PAIR_POLICIES
+    from argfaith.mining.units import summary_unit_policy
+
+    if summary_pairs not in SUMMARY_PAIR_POLICIES:
+        raise ConfigurationError(f"--summary-pairs must be one of {', '.join(SUMMARY_PAIR_POLICIES)}, got {summary_pairs!r}")
+    summary_policy = summary_unit_policy(summary_units)
     policy = KEEP_ALL if unit_filter is UnitFilter.none else None
     uses_cascade = candidates.strip().lower().startswith("cascade")
     cheap = _cheap_classifier_factory() if uses_cascade else None
@@ -163,7 +172,8 @@ def mine(
     from argfaith.mining.guards import check_pair_budget, count_pairs
 
     # Before any pair list is built (a 1 MB text as a summary is tens of millions of pairs).
-    counts = count_pairs(doc, [summ] if summ is not None else [], units=units.value, names=[str(summary)] if summ is not None else None)
+    counts = count_pairs(doc, [summ] if summ is not None else [], units=units.value, names=[str(summary)] if summ is not None else None,
+                         summary_pairs=summary_pairs)
     check_pair_budget(counts[1:] if summ is not None else counts[:1], max_pairs)
     from argfaith.mining.segmenters import make_segmenter
 
@@ -182,7 +192,8 @@ def mine(
         extraction = estimate_extraction_cost(texts, model=seg.model, kind=seg.kind, request_cache=rc)
         seg = "rules"  # plan pairs on sentences: nothing is sent in a dry run
     if summ is not None:
-        plan = plan_summary(summ, doc, candidates=candidates, segmenter=seg, policy=policy, cheap_classifier=cheap, seed=seed)
+        plan = plan_summary(summ, doc, candidates=candidates, segmenter=seg, policy=policy or summary_policy,
+                            cheap_classifier=cheap, seed=seed, pairs=summary_pairs)  # type: ignore[arg-type]
     else:
         plan = plan_debate(
             doc, units=units.value, candidates=candidates, segmenter=seg, policy=policy, cheap_classifier=cheap, seed=seed

@@ -36,7 +36,9 @@ from argfaith.metrics.report import (
     EvaluationSuite,
     ExplanationReport,
     InfluenceReport,
+    Interval,
     MetricCount,
+    PBetterRow,
     PairwiseReport,
     ProConCounts,
     ProposalsReport,
@@ -47,6 +49,7 @@ from argfaith.metrics.report import (
     SideExplanationReport,
     SideReport,
     TextBaselines,
+    UncertaintyInfo,
     distinct_names,
     short_name,
 )
@@ -584,8 +587,17 @@ def evaluate_many(
     path_budget: int = DEFAULT_PATH_BUDGET,
     status: Status | None = None,
     semantics: str | GradualSemantics | Sequence[str | GradualSemantics] = "dfquad",
+    draws: int = 0,
+    slow_draws: int = 20,
+    interval_level: float = 0.90,
+    seed: int = 0,
 ) -> EvaluationSuite:
     """Evaluate several summaries at several τ (the paper's Table 6 sensitivity layout).
+
+    ``draws`` > 0 adds error bars (issue 23, :mod:`argfaith.metrics.uncertainty`): every metric
+    and every σ / σ*(p) over ``draws`` labellings sampled from the relation probabilities the mined
+    QBAFs carry (paired draws across summaries), π_dpc / π_ar / π_pcr over the first
+    ``slow_draws``; QBAFs without probabilities (recorded labels, Claude) are certain.
 
     ``alignments`` is one aligner/alignment for all summaries or one per summary. Each QBAF's
     semantics are computed once per τ, each alignment once per summary. ``progress``, if given,
@@ -629,7 +641,9 @@ def evaluate_many(
     full = [short_name(s.name, p, f"summary {i + 1}", limit=None) for i, (s, p) in enumerate(zip(summaries, paths))]
     names = distinct_names(full, drop_prefix=source.name)
     at = ""
+    p_better: list[PBetterRow] = []
     for t in taus:
+        pending_intervals: list[tuple[int, int, float | None]] = []
         if len(taus) > 1 or t is not None:
             at = " (τ = file)" if t is None else f" (τ = {t:g})"
         if status is not None:
@@ -648,6 +662,8 @@ def evaluate_many(
             )
             reports.append(r)
             name = names[i]
+            if draws > 0:
+                pending_intervals.append((len(reports) - 1, i, t))
             rows.append(
                 SensitivityRow(
                     summary=name,
@@ -660,6 +676,13 @@ def evaluate_many(
             done += 1
             if progress is not None:
                 progress(done, total)
+        if pending_intervals:
+            if status is not None:
+                status(f"error bars: {draws} sampled labellings of every QBAF{at}", 0, 0)
+            p_better += _attach_intervals(
+                source, summaries, reports, pending_intervals, names, t, sems[0], draws=draws, slow_draws=slow_draws,
+                level=interval_level, seed=seed, epsilon=epsilon, tolerance=tolerance, method=method, max_iter=max_iter, tol=tol,
+            )
         if len(sems) > 1:
             if status is not None:
                 status(f"semantics sweep: σ of every QBAF under {len(sems)} semantics{at}", 0, 0)
@@ -673,7 +696,69 @@ def evaluate_many(
     return EvaluationSuite(
         reports=[reports[k] for k in order], sensitivity=[rows[k] for k in order],
         semantics_sweep=sorted(sweep, key=lambda r: next(i for i, x in enumerate(sweep) if x.summary == r.summary)),
+        p_better=p_better,
     )
+
+
+#: What the error bars cover (shown wherever they are).
+INTERVAL_COVERS = (
+    "classifier uncertainty only: labellings drawn from the relation classifier's calibrated class probabilities, "
+    "pairs independent; not annotation disagreement, not a classifier's systematic bias, not correlated errors"
+)
+
+
+def _attach_intervals(
+    source: QBAF, summaries: Sequence[QBAF], reports: list[EvaluationReport], pending: list[tuple[int, int, float | None]],
+    names: Sequence[str], tau: float | None, semantics: GradualSemantics, *, draws: int, slow_draws: int, level: float,
+    seed: int, epsilon: float, tolerance: float, method: str, max_iter: int, tol: float,
+) -> list[PBetterRow]:
+    """Error bars of every report of one τ (paired draws), written into the reports; returns the P(better) rows."""
+    from argfaith.metrics.uncertainty import faithfulness_intervals
+
+    src = source.with_speech_base_score(tau) if tau is not None else source
+    summ = {str(i): (summaries[i].with_speech_base_score(tau) if tau is not None else summaries[i]) for _, i, _ in pending}
+    res = faithfulness_intervals(src, summ, draws=draws, slow_draws=slow_draws, seed=seed, level=level,
+                                 semantics=semantics.name, epsilon=epsilon, tolerance=tolerance, method=method,
+                                 max_iter=max_iter, tol=tol)
+
+    def iv(m: Any) -> Interval:
+        def f(x: float) -> float | None:
+            return None if x != x else float(x)  # NaN (no defined draw) → null
+
+        return Interval(mean=f(m.mean), low=f(m.low), high=f(m.high), draws=m.draws)
+
+    for k, i, _ in pending:
+        r = reports[k]
+        si = res.summaries[str(i)]
+        per = {}
+        for p, v in r.pairwise.per_proposal.items():
+            if p in si.sigma_summary:
+                v = v.model_copy(update={"interval": {"sigma_source": iv(res.sigma_source[p]), "sigma_summary": iv(si.sigma_summary[p])},
+                                         "probability": dict(si.verdict_probability[p])})
+            per[p] = v
+        pairwise = r.pairwise.model_copy(update={
+            "interval": {"d_preferability_consistency": iv(si.metrics["pi_dpc"]),
+                         "balance_consistency": iv(si.metrics["pi_bc"]), "epsilon_accuracy": iv(si.metrics["pi_ea"])},
+            "per_proposal": per})
+        reports[k] = r.model_copy(update={
+            "pairwise": pairwise,
+            "summary": r.summary.model_copy(update={"interval": {"relevance": iv(si.metrics["pi_ar"]),
+                                                                 "pro_con_ratio_mean": iv(si.metrics["pi_pcr"])}}),
+            "source": r.source.model_copy(update={"interval": {"relevance": iv(res.source_metrics["pi_ar"]),
+                                                               "pro_con_ratio_mean": iv(res.source_metrics["pi_pcr"])}}),
+            "uncertainty": UncertaintyInfo(draws=res.draws, slow_draws=res.slow_draws, level=res.level, seed=res.seed,
+                                           fixed_at=res.fixed_at, source_uncertain_pairs=res.source_uncertain_pairs,
+                                           summary_uncertain_pairs=si.uncertain_pairs, covers=INTERVAL_COVERS),
+        })
+    rows = []
+    keymap = {"pi_bc": "balance_consistency", "pi_ea": "epsilon_accuracy", "pi_dpc": "d_preferability_consistency"}
+    for metric, pairs in res.p_better.items():
+        for ab, v in pairs.items():
+            a, b = ab.split("|")
+            rows.append(PBetterRow(a=names[int(a)], b=names[int(b)], tau=tau, metric=keymap[metric],
+                                   p_better=None if v["p_better"] != v["p_better"] else v["p_better"],
+                                   p_tie=None if v["p_tie"] != v["p_tie"] else v["p_tie"]))
+    return rows
 
 
 def evaluate_with(

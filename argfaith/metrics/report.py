@@ -33,6 +33,9 @@ __all__ = [
     "ProConCounts",
     "SideReport",
     "ProposalVerdict",
+    "Interval",
+    "UncertaintyInfo",
+    "PBetterRow",
     "MetricCount",
     "PairwiseReport",
     "ProposalsReport",
@@ -113,10 +116,35 @@ class SideReport(_Model):
     pro_con_reading: str = Field("walk", description="How paths of pro/con are read: walk (PAPER.md §3) or simple.")
     pro_con_incomplete: list[str] = Field(default_factory=list, description="Proposals whose simple-path search ran out of budget (lower bounds).")
     strengths: dict[str, float] = Field(description="σ of every proposal (DF-QuAD unless settings.semantics says otherwise).")
+    interval: dict[str, Interval] | None = Field(
+        None, description="With intervals: relevance (π_ar) and pro_con_ratio_mean over the sampled labellings.")
     accepted: list[str] = Field(default_factory=list, description="Proposals credulously accepted (d-preferred).")
     undefined: dict[str, int] = Field(default_factory=dict, description="How many values are undefined, per metric.")
     convergence: Convergence
     qbaf: dict[str, Any] | None = Field(None, description="The framework in argfaith's QBAF JSON format.")
+
+
+class Interval(_Model):
+    """A metric over K sampled labellings of the uncertain candidate pairs (issue 23): the mean of
+    the draws and their central interval (``level``, e.g. 0.9 → the 5% and 95% quantiles)."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    draws: int
+
+
+class UncertaintyInfo(_Model):
+    """How the intervals of a report were drawn, and what they cover."""
+
+    draws: int = Field(description="Sampled labellings K (paired: draw k of the source with draw k of each summary).")
+    slow_draws: int = Field(description="Draws on which π_dpc, π_ar and π_pcr were computed (per-framework searches).")
+    level: float = Field(description="Central interval level (0.9 = the 5% and 95% quantiles of the draws).")
+    seed: int
+    fixed_at: float = Field(description="Pairs whose top class probability reaches this keep their label in every draw.")
+    source_uncertain_pairs: int
+    summary_uncertain_pairs: int
+    covers: str = Field(description="What the intervals cover and what they do not.")
 
 
 class ProposalVerdict(_Model):
@@ -130,6 +158,11 @@ class ProposalVerdict(_Model):
     d_preferability_consistent: bool
     balance_consistent: bool
     epsilon_accurate: bool
+    interval: dict[str, Interval] | None = Field(
+        None, description="With intervals: sigma_source and sigma_summary over the draws.")
+    probability: dict[str, float] | None = Field(
+        None, description="With intervals: the share of draws where the verdict holds (balance_consistent, "
+                          "epsilon_accurate, side_change).")
 
 
 class MetricCount(_Model):
@@ -153,6 +186,9 @@ class PairwiseReport(_Model):
     )
     uncovered_salient: list[str] = Field(default_factory=list, description="Salient source arguments π_cov misses.")
     counts: dict[str, MetricCount] = Field(default_factory=dict)
+    interval: dict[str, Interval] | None = Field(
+        None, description="With intervals (--draws): each pairwise metric over the sampled labellings "
+                          "(d_preferability_consistency, balance_consistency, epsilon_accuracy).")
     per_proposal: dict[str, ProposalVerdict] = Field(default_factory=dict)
     pro_con_inconsistent: list[tuple[str, str]] = Field(default_factory=list, description="Aligned pairs failing π_pcc.")
     baselines: dict[str, dict[str, float | None]] = Field(
@@ -288,6 +324,7 @@ class EvaluationReport(_Model):
     alignment: AlignmentReport | None = None
     explanations: list[ExplanationReport] = Field(default_factory=list)
     text_baselines: TextBaselines | None = None
+    uncertainty: UncertaintyInfo | None = Field(None, description="How the intervals were drawn (--draws > 0).")
     warnings: list[str] = Field(default_factory=list)
 
     def to_json(self, *, indent: int | None = 1, include_qbafs: bool = True) -> str:
@@ -340,6 +377,17 @@ class SemanticsSweepRow(_Model):
     skipped: str | None = Field(None, description="Why this semantics was not evaluated (outside its domain).")
 
 
+class PBetterRow(_Model):
+    """P(summary ``a`` scores higher than ``b`` on ``metric``) over paired draws, at one τ."""
+
+    a: str
+    b: str
+    tau: float | None
+    metric: str
+    p_better: float | None
+    p_tie: float | None
+
+
 class EvaluationSuite(_Model):
     """Several evaluations (summaries × τ), with the Table-6 sensitivity rows and, when several
     semantics were asked for, the semantics sweep."""
@@ -348,11 +396,16 @@ class EvaluationSuite(_Model):
     reports: list[EvaluationReport]
     sensitivity: list[SensitivityRow] = Field(default_factory=list)
     semantics_sweep: list[SemanticsSweepRow] = Field(default_factory=list)
+    p_better: list[PBetterRow] = Field(
+        default_factory=list, description="With intervals and several summaries: P(one summary beats another) per metric, "
+                                          "over paired draws (the same source draw for both).")
 
     def to_json(self, *, indent: int | None = 1, include_qbafs: bool = True) -> str:
         d = self.model_dump(mode="json")
         if not d.get("semantics_sweep"):
             d.pop("semantics_sweep", None)  # one semantics: the layout of earlier reports
+        if not d.get("p_better"):
+            d.pop("p_better", None)
         if not include_qbafs:
             for r in d["reports"]:
                 r["source"].pop("qbaf", None)

@@ -110,8 +110,15 @@ class MetricSettings:
     baselines: tuple[str, ...] = ()  # text baselines: rouge, bertscore, nli
     bertscore_model: Path | None = None
     nli_model: Path | None = None
+    draws: int = 0  # error bars: sampled labellings of the uncertain pairs (0 = none); issue 23
+    slow_draws: int = 20  # of which π_dpc / π_ar / π_pcr are computed on this many
+    interval_level: float = 0.90
+    seed: int = 0
 
     def __post_init__(self) -> None:
+        _count("draws", self.draws, 0)
+        _count("slow_draws", self.slow_draws, 0)
+        _number("interval_level", self.interval_level, 0.0, 1.0, lo_open=True, what="central interval of the draws")
         if not self.taus:
             raise ConfigurationError("taus: give at least one speech base score (or None for the files' own)")
         for t in self.taus:
@@ -143,6 +150,7 @@ class MetricSettings:
             explain=self.explain, explain_limit=self.explain_top, method=self.solver, max_iter=self.max_iter, tol=self.tol,
             strict=self.strict, coverage_k=self.coverage_k, coverage_salience=self.coverage_salience,
             pro_con_reading=self.pcr_reading, path_budget=self.path_budget, semantics=list(self.semantics),
+            draws=self.draws, slow_draws=self.slow_draws, interval_level=self.interval_level, seed=self.seed,
         )
 
 

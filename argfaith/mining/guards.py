@@ -70,14 +70,15 @@ def count_pairs(
     ``summary_pairs`` policy of :func:`argfaith.mining.candidates.count_summary_candidates`), from
     their units alone: nothing is classified and no pair list is built."""
     from argfaith.mining.candidates import count_source_candidates, count_summary_candidates
-    from argfaith.mining.units import proposal_units, speech_units, summary_units
+    from argfaith.mining.units import proposal_units, speech_units, summary_unit_policy, summary_units
 
     n_props = len(proposal_units(debate))
     deb = speech_units(debate, units=units).units  # type: ignore[arg-type]
     out = [PairCount(f"debate {debate.source_path or debate.id}", len(deb), n_props,
                      count_source_candidates(len(deb), n_props), "each argument → every earlier one and every provision")]
     for i, s in enumerate(summaries):
-        su = summary_units(s).units
+        # the structural rules only (no classifier): a cheap upper bound, so that a refused job costs seconds
+        su = summary_units(s, policy=summary_unit_policy("rules")).units
         label = (names[i] if names is not None else None) or s.source_path or f"summary {i + 1}"
         rule = {"all": "all ordered pairs of sentences, and each sentence → every provision",
                 "ordered": "each sentence → every earlier one and every provision",

@@ -10,7 +10,9 @@ with its out-of-fold logits from ``trials.py stance --fold F``), and writes to `
 - ``relation_model.json`` — per genre the calibration (class prior of the labelled all-pairs parts,
   temperature fitted on out-of-fold predictions), the all-pairs thresholds (P(related) matched to
   the labelled density; P(attack | related) matched to the attack share of GOLD-related out-of-fold
-  pairs), and — with a stance model — the cascade threshold and the combiner of the two stances;
+  pairs), and — with a stance model — the cascade threshold (the stance model reads the top
+  ``--cascade`` × density pairs by P(related), which keeps mining fast) and the combiner of the two
+  stances (fitted on the gold-related out-of-fold pairs that have a stance-model logit);
 - ``relation_stance.onnx`` (copied) when a stance model is given.
 
     python scripts/relmodel/train.py --work W --out argfaith/data [--stance W/model_st4_f-1]
@@ -55,7 +57,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--stance", type=Path, help="folder with relation_stance.onnx (trained on every trainable pair)")
     ap.add_argument("--stance-tag", default="st4", help="tag of the out-of-fold stance logits (stance_<tag>_f<k>.npz)")
-    ap.add_argument("--cascade-recall", type=float, default=0.95, help="share of gold-related pairs the stance model must see")
+    ap.add_argument("--cascade", type=float, default=2.0,
+                    help="the stance model reads the top (cascade × labelled density) pairs by P(related) of each genre")
     ap.add_argument("--l2", type=float, default=0.01)
     a = ap.parse_args()
     d = trials.load_work(a.work)
@@ -91,9 +94,9 @@ def main() -> None:
         Pg = P[base].copy()
         rel = 1 - Pg[:, 2]
         entry = {"prior": [float(v) for v in par["prior"]], "temperature": float(par["temperature"])}
+        dens0 = float((y[base] != 2).mean())
         if comb is not None:
-            gold = y[base] != 2
-            entry["cascade"] = float(np.quantile(rel[gold], 1 - a.cascade_recall))
+            entry["cascade"] = float(np.quantile(rel, 1 - min(1.0, a.cascade * dens0)))
             has = ~np.isnan(margin[base]) & (rel >= entry["cascade"])
             s = np.log(np.clip(M.stance_share(Pg[has]), 1e-9, 1)) - np.log(np.clip(1 - M.stance_share(Pg[has]), 1e-9, 1))
             q = 1 / (1 + np.exp(-(comb["w_ce"] * margin[base][has] + comb["w_lr"] * s + comb["bias"])))

@@ -1,4 +1,4 @@
-"""The shipped two-stage offline classifier (relatedness x stance; argfaith.mining.classifiers.stance).
+"""The v1 two-stage offline classifier, selectable as ``stance`` (relatedness x stance; argfaith.mining.classifiers.stance).
 
 The stance contrasts below were written before the shipped weights existed (they are not taken
 from the training corpus and were not tuned to the model): the same provision, one sentence that
@@ -78,11 +78,11 @@ def test_shipped_files_meta_and_size() -> None:
         assert 0.0 < rule["related_threshold"] < 1.0
 
 
-def test_registry_offline_is_the_stance_model() -> None:
-    c = make_classifier("offline")
+def test_registry_stance_is_the_v1_model() -> None:
+    c = make_classifier("stance")
     assert isinstance(c, StanceRelationClassifier)
-    assert c.name == "offline" and c.fingerprint.startswith("stance-")
-    assert make_classifier("offline?prior=all-pairs").fingerprint != c.fingerprint
+    assert c.name == "stance" and c.fingerprint.startswith("stance-")
+    assert make_classifier("stance?prior=all-pairs").fingerprint != c.fingerprint
 
 
 def test_stance_contrasts_move_the_attack_margin(clf: StanceRelationClassifier) -> None:
@@ -175,7 +175,7 @@ def test_default_threads_follow_omp_num_threads(monkeypatch) -> None:
 
 
 def test_labels_do_not_depend_on_the_thread_count(clf: StanceRelationClassifier) -> None:
-    """The fingerprint leaves the thread count out (``offline`` and ``offline?threads=1`` share mined
+    """The fingerprint leaves the thread count out (``stance`` and ``stance?threads=1`` share mined
     folders), so the logits must not depend on it."""
     pairs = [_q(s, t) for t, a, b in CONTRASTS for s in (a, b)]
     pairs += [_q(a, b, target_kind="speech", genre="debate") for _, a, b in CONTRASTS]

@@ -3,8 +3,11 @@
 Spec grammar: ``NAME[:ARG][?key=value&key=value]``.
 
 =====================  ===============================================================
-``offline``            the default: relatedness (pair features) x stance (MiniLM cross-encoder, onnxruntime;
-                       ``?prior=all-pairs&model=DIR&threads=N``)
+``offline``            the default (v2, issue 20): calibrated relation probabilities — pair features + MiniLM
+                       cosines (logistic regression) x a MiniLM stance cross-encoder, onnxruntime
+                       (``?prior=all-pairs&model=DIR&threads=N``)
+``stance``             the previous default (v1): relatedness (pair features) x stance cross-encoder trained
+                       on v1's rewrites-heavy corpus (``?prior=...&model=DIR&threads=N``)
 ``features``           the previous default: pair features + logistic regression, numpy only (``?prior=...&weights=FILE``)
 ``embedding``          MiniLM embeddings + features (extra ``embeddings``; ``?prior=...``)
 ``majority``           one label for all pairs (``?label=support``; default no relation)
@@ -84,17 +87,31 @@ def _embedding(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
     return EmbeddingRelationClassifier(prior=opts.get("prior") or None, decision=opts.get("decision") or None)
 
 
-def _offline(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
-    from argfaith.mining.classifiers.stance import StanceRelationClassifier
-
-    _no_options("offline", {k: v for k, v in opts.items() if k not in ("prior", "decision", "model", "threads")})
+def _threads(name: str, opts: dict[str, str]) -> int | None:
     threads = opts.get("threads")
     if threads is not None and (not threads.isdigit() or int(threads) < 1):
-        raise ConfigurationError(f"offline: threads must be a positive integer, got {threads!r}")
+        raise ConfigurationError(f"{name}: threads must be a positive integer, got {threads!r}")
     if opts.get("decision") and not opts.get("prior"):
-        raise ConfigurationError("offline: decision= needs a prior= (e.g. ?prior=all-pairs)")
+        raise ConfigurationError(f"{name}: decision= needs a prior= (e.g. ?prior=all-pairs)")
+    return int(threads) if threads else None
+
+
+def _offline(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
+    from argfaith.mining.classifiers.relmodel import RelationModelClassifier
+
+    _no_options("offline", {k: v for k, v in opts.items() if k not in ("prior", "decision", "model", "threads")})
+    threads = _threads("offline", opts)
+    return RelationModelClassifier(opts.get("model") or None, prior=opts.get("prior") or None,
+                                   decision=opts.get("decision") or None, threads=threads)
+
+
+def _stance(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
+    from argfaith.mining.classifiers.stance import StanceRelationClassifier
+
+    _no_options("stance", {k: v for k, v in opts.items() if k not in ("prior", "decision", "model", "threads")})
+    threads = _threads("stance", opts)
     return StanceRelationClassifier(opts.get("model") or None, prior=opts.get("prior") or None,
-                                    decision=opts.get("decision") or None, threads=int(threads) if threads else None)
+                                    decision=opts.get("decision") or None, threads=threads)
 
 
 def _majority(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
@@ -148,6 +165,7 @@ def _recorded(arg: str | None, opts: dict[str, str]) -> RelationClassifier:
 
 _FACTORIES: dict[str, Callable[[str | None, dict[str, str]], RelationClassifier]] = {
     "offline": _offline,
+    "stance": _stance,
     "features": _features,
     "embedding": _embedding,
     "majority": _majority,

@@ -1,4 +1,6 @@
-"""The stance-aware offline relation classifier: relatedness × stance, two stages, no torch.
+"""The v1 offline relation classifier (``stance``; the default before issue 20): relatedness ×
+stance, two stages, no torch. Kept selectable by name; the default is now
+:mod:`~argfaith.mining.classifiers.relmodel` (``offline``).
 
 1. **Relatedness** — P(related) = 1 − P(no relation) from the offline pair-feature model
    (:mod:`~argfaith.mining.classifiers.offline`: lexical overlap, cue lexicons, debate context;
@@ -139,7 +141,7 @@ class StanceRelationClassifier:
         Run the cross-encoder on every pair, not only on pairs decided related.
     """
 
-    name = "offline"
+    name = "stance"
 
     def __init__(
         self,

@@ -37,6 +37,7 @@ def selftest(
     epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
     summary_pairs: Annotated[str, typer.Option(help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
     summary_units: Annotated[str, typer.Option(help="Summary argument units: default (structural rules + argumentativeness classifier) | rules (rules only) | v1 (the units before issue 21).")] = "default",
+    draws: Annotated[int, typer.Option(callback=COUNT, help="Sampled labellings per distortion for P(σ*(p) moved the expected way); 0 = point estimates only.")] = 100,
     controls: Annotated[bool, typer.Option("--controls/--no-controls", help="Evaluate the empty-summary and wrong-debate controls.")] = True,
     only: Annotated[Optional[list[str]], typer.Option(help="Only this debate id (repeatable).")] = None,
     fmt: Annotated[TableOrJson, typer.Option("--format", help="Output format of the result.")] = TableOrJson.table,
@@ -75,7 +76,7 @@ def selftest(
             read_text(written / "manifest.jsonl", what="distortion manifest")
     cfg = SelftestConfig(debates=deb_dir, summaries=sum_dir, out=out, classifier=spec, distortions=distortions,  # type: ignore[arg-type]
                          kinds=kind_list, provisions=provisions, undiscussed=undiscussed, tau=tau, epsilon=epsilon,
-                         controls=controls, only=tuple(only or ()), summary_pairs=summary_pairs, summary_units=summary_units)
+                         controls=controls, only=tuple(only or ()), summary_pairs=summary_pairs, summary_units=summary_units, draws=draws)
     distorter = None
     if distortions.startswith("llm"):
         from argfaith.llm.client import api_key_available

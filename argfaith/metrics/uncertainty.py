@@ -23,6 +23,7 @@ comparison of two summaries (:func:`probability_better`) sees the same source un
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,7 @@ __all__ = [
     "sample_side",
     "interval",
     "probability_better",
+    "pair_uniforms",
     "DISTRIBUTION_KEY",
     "DEFAULT_FIXED_AT",
 ]
@@ -99,17 +101,33 @@ class SampledSide:
                     debate=q.debate, name=q.name, validate=False)
 
 
-def sample_side(qbaf: QBAF, dist: RelationDistribution | None, draws: int, rng: np.random.Generator) -> SampledSide:
+def pair_uniforms(qbaf: QBAF, dist: RelationDistribution, draws: int, seed: int = 0) -> np.ndarray:
+    """(draws, m) uniforms for the pairs of ``dist``, keyed by the texts of each pair (ids when
+    an argument has no text): common random numbers, so that two QBAFs sharing a pair — a summary
+    and its edited copy — give that pair the same label in draw k."""
+    out = np.empty((draws, len(dist)))
+    args = qbaf.arguments
+    for j, (s, t) in enumerate(zip(dist.source.tolist(), dist.target.tolist(), strict=True)):
+        a, b = args[s], args[t]
+        key = f"{seed}\x00{a.text if a.text is not None else a.id}\x00{b.text if b.text is not None else b.id}"
+        h = int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "little")
+        out[:, j] = np.random.default_rng(h).random(draws)
+    return out
+
+
+def sample_side(qbaf: QBAF, dist: RelationDistribution | None, draws: int, rng: np.random.Generator,
+                uniforms: np.ndarray | None = None) -> SampledSide:
     """Draw ``draws`` labellings of ``qbaf``: its edges outside ``dist`` are kept in every draw;
     each pair of ``dist`` independently becomes an attack (p_attack), a support (p_support) or
-    nothing. With no distribution every draw is the QBAF itself."""
+    nothing. With no distribution every draw is the QBAF itself. ``uniforms`` (draws, m), e.g.
+    from :func:`pair_uniforms`, replaces the draws of ``rng``."""
     n = qbaf.n
     att, sup = qbaf.attack_array, qbaf.support_array
     if dist is not None and len(dist):
         key = dist.source * n + dist.target
         att = att[~np.isin(att[:, 0] * n + att[:, 1], key)]
         sup = sup[~np.isin(sup[:, 0] * n + sup[:, 1], key)]
-        u = rng.random((draws, len(dist)))
+        u = rng.random((draws, len(dist))) if uniforms is None else uniforms
         is_att = u < dist.p_attack[None, :]
         is_sup = ~is_att & (u < dist.p_related[None, :])
         pair = np.stack([dist.source, dist.target], axis=1)

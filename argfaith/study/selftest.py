@@ -64,6 +64,8 @@ __all__ = [
 ]
 
 SELFTEST_FORMAT_VERSION = 1
+#: A distortion is detected *with confidence* when P(σ*(p) moved the expected way) ≥ this (issue 23).
+CONFIDENT = 0.9
 #: Summary-level metrics the self-test tracks (report keys of :class:`PairwiseReport`).
 SUMMARY_METRICS = {"pi_bc": "balance_consistency", "pi_ea": "epsilon_accuracy", "pi_dpc": "d_preferability_consistency"}
 EPS = 1e-9
@@ -220,6 +222,8 @@ class SelftestConfig:
     chunk_size: int = 2000
     summary_pairs: str = "all"
     summary_units: str = "default"
+    #: Sampled labellings per distortion for P(σ*(p) moved the expected way) (issue 23); 0 = off.
+    draws: int = 100
 
     def __post_init__(self) -> None:
         from argfaith.mining.candidates import SUMMARY_PAIR_POLICIES
@@ -231,6 +235,8 @@ class SelftestConfig:
         for k in self.kinds:
             if k not in KINDS:
                 raise ConfigurationError(f"--kinds: unknown distortion kind {k!r}; one of {', '.join(KINDS)}")
+        if self.draws < 0:
+            raise ConfigurationError(f"--draws must be >= 0, got {self.draws}")
         if self.provisions < 0 or self.undiscussed < 0:
             raise ConfigurationError("--provisions and --undiscussed must be >= 0")
         if not 0.0 <= self.tau <= 1.0:
@@ -327,6 +333,33 @@ def _saturation(qs: Any, tau: float) -> dict[str, Any]:
 
     q = qs.with_speech_base_score(tau)
     return saturation(q, dfquad_strengths(q))
+
+
+def sigma_detection_probability(before: Any, after: Any, provision: str, expected: str, *, tau: float,
+                                draws: int, seed: int = 0) -> float | None:
+    """P(σ*(p) moved the ``expected`` way) over ``draws`` sampled labellings of the summary before
+    and after the distortion (issue 23; :func:`argfaith.metrics.uncertainty.sample_side`). The two
+    are drawn with common random numbers keyed by pair text, so a pair both QBAFs share gets the
+    same label in draw k and only what the edit changed (and its own uncertainty) moves σ*(p).
+    None when σ*(p) is undefined or the direction is unknown (as for the point estimate)."""
+    import numpy as np
+
+    from argfaith.metrics.uncertainty import pair_uniforms, relation_distribution, sample_side, side_draws
+
+    rows = []
+    for q in (before, after):
+        qt = q.with_speech_base_score(tau)
+        if provision not in qt.index:
+            return None
+        dist = relation_distribution(qt)
+        u = pair_uniforms(qt, dist, draws, seed) if dist is not None and len(dist) else None
+        side = sample_side(qt, dist, draws, np.random.default_rng(seed), uniforms=u)
+        rows.append(side_draws(side, [provision]).sigma[:, 0])
+    outcomes = [sigma_outcome(expected, float(b), float(a)) for b, a in zip(rows[0], rows[1], strict=True)]
+    known = [o for o in outcomes if o != "unknown"]
+    if not known:
+        return None
+    return round(sum(o == "detected" for o in known) / len(known), 4)
 
 
 def _mine_summary(summary: Any, debate: Any, clf: Any, name: str, chunk: int, pairs: str = "all", units: str = "default") -> Any:
@@ -531,6 +564,9 @@ def run_selftest(
                     "sigma": sigma_outcome(d.expected, s0, s1) if s0 is not None and s1 is not None else "undefined",
                     "edges_before": len(qs0.attacks) + len(qs0.supports),
                 }
+                if cfg.draws and s0 is not None and s1 is not None:
+                    row["sigma_p_detected"] = sigma_detection_probability(
+                        qs0, qds[len(rows)], d.provision, d.expected, tau=cfg.tau, draws=cfg.draws, seed=cfg.seed)
                 before, after = _pairwise(rep0), _pairwise(r)
                 for m in SUMMARY_METRICS:
                     row[m] = {"before": before[m], "after": after[m], "outcome": metric_outcome(before[m], after[m])}
@@ -659,6 +695,10 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
         for d in r["distortions"]:
             per_kind[d["kind"]]["sigma"][d["sigma"]] += 1
             per_kind["all"]["sigma"][d["sigma"]] += 1
+            if d.get("sigma_p_detected") is not None:
+                conf = "detected" if d["sigma_p_detected"] >= CONFIDENT else "not_confident"
+                per_kind[d["kind"]]["sigma_confident"][conf] += 1
+                per_kind["all"]["sigma_confident"][conf] += 1
             for m in SUMMARY_METRICS:
                 per_kind[d["kind"]][m][d[m]["outcome"]] += 1
                 per_kind["all"][m][d[m]["outcome"]] += 1
@@ -667,9 +707,10 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
         if k not in per_kind:
             continue
         kinds[k] = {m: {"counts": dict(c), "detected": _rate(c, "detected"), "n": sum(c.values())} for m, c in per_kind[k].items()}
-    stance = Counter()
+    stance, stance_conf = Counter(), Counter()
     for k in ("invert", "fabricate_attack"):
         stance.update(per_kind.get(k, {}).get("sigma", Counter()))
+        stance_conf.update(per_kind.get(k, {}).get("sigma_confident", Counter()))
     controls: dict[str, dict[str, Counter[str]]] = {"empty": defaultdict(Counter), "wrong_debate": defaultdict(Counter)}
     for f in sorted((root / "controls").glob("*.json")):
         c = read_json_file(f) or {}
@@ -699,6 +740,7 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
         "summaries": n_items,
         "kinds": kinds,
         "stance_sigma_detected": _rate(stance, "detected"),
+        "stance_sigma_confident": _rate(stance_conf, "detected"),
         "controls": ctl_out,
         "warnings": dict(warnings),
         "debate_warnings": {w: len(ds) for w, ds in sorted(debate_warned.items())},
@@ -726,11 +768,15 @@ def render_selftest_markdown(agg: dict[str, Any]) -> str:
              f"{agg['summaries']} summaries. A distortion is *detected* by a metric when it moved the expected way "
              "(σ*(p): towards the base score for omit, up / down for fabricated support / opposition, towards the other "
              "side for invert; π_bc, π_εa, π_dpc of the summary: down).", "",
-             "| distortion | n | σ*(p) | π_bc | π_εa | π_dpc |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+             f"*σ*(p), P ≥ {CONFIDENT}*: detected with confidence — the share of draws of the relation model's "
+             "labellings in which σ*(p) moved the expected way reaches 0.9 (classifier uncertainty only).", "",
+             "| distortion | n | σ*(p) | σ*(p), P ≥ 0.9 | π_bc | π_εa | π_dpc |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for k, v in agg["kinds"].items():
         s = v.get("sigma", {})
-        lines.append(f"| {k} | {s.get('n', 0)} | {_fmt(s.get('detected'))} | " + " | ".join(_fmt(v.get(m, {}).get("detected")) for m in SUMMARY_METRICS) + " |")
-    lines += ["", f"Stance distortions (invert, fabricate_attack) detected by σ*(p): {_fmt(agg.get('stance_sigma_detected'))}", "",
+        lines.append(f"| {k} | {s.get('n', 0)} | {_fmt(s.get('detected'))} | {_fmt(v.get('sigma_confident', {}).get('detected'))} | "
+                     + " | ".join(_fmt(v.get(m, {}).get("detected")) for m in SUMMARY_METRICS) + " |")
+    lines += ["", f"Stance distortions (invert, fabricate_attack) detected by σ*(p): {_fmt(agg.get('stance_sigma_detected'))}"
+              f" (with P ≥ {CONFIDENT}: {_fmt(agg.get('stance_sigma_confident'))})", "",
               "| control: the real summary beats … | π_bc | π_εa | π_dpc |", "| --- | ---: | ---: | ---: |"]
     for ctl, name in (("empty", "the empty summary"), ("wrong_debate", "a summary of another debate")):
         ms = agg["controls"].get(ctl, {})
@@ -762,7 +808,8 @@ def render_selftest_html(agg: dict[str, Any], *, standalone: bool = False) -> st
     for k, v in agg.get("kinds", {}).items():
         s = v.get("sigma", {})
         cells = "".join(f"<td class='num'>{e(_fmt(v.get(m, {}).get('detected')))}</td>" for m in SUMMARY_METRICS)
-        rows.append(f"<tr><td>{e(k)}</td><td class='num'>{s.get('n', 0)}</td><td class='num'>{e(_fmt(s.get('detected')))}</td>{cells}</tr>")
+        rows.append(f"<tr><td>{e(k)}</td><td class='num'>{s.get('n', 0)}</td><td class='num'>{e(_fmt(s.get('detected')))}</td>"
+                    f"<td class='num'>{e(_fmt(v.get('sigma_confident', {}).get('detected')))}</td>{cells}</tr>")
     ctl = []
     for key, name in (("empty", "the empty summary"), ("wrong_debate", "a summary of another debate")):
         ms = agg.get("controls", {}).get(key, {})
@@ -773,8 +820,10 @@ def render_selftest_html(agg: dict[str, Any], *, standalone: bool = False) -> st
 <p>{agg.get('summaries', 0)} summaries, classifier <code>{e(str(agg.get('classifier', '')))}</code>
 (fingerprint {e(str(agg.get('classifier_fingerprint', ''))[:10])}). A distortion is <em>detected</em> when the metric moved the
 expected way (docs/selftest.md in argfaith). Stance distortions detected by σ*(p):
-{e(_fmt(agg.get('stance_sigma_detected')))}.</p>
-<table><thead><tr><th>distortion</th><th>n</th><th>σ*(p)</th><th>π_bc</th><th>π_εa</th><th>π_dpc</th></tr></thead>
+{e(_fmt(agg.get('stance_sigma_detected')))} (with P ≥ {CONFIDENT}: {e(_fmt(agg.get('stance_sigma_confident')))}).
+<em>P ≥ {CONFIDENT}</em>: σ*(p) moved the expected way in at least 90% of sampled labellings of the relation model
+(classifier uncertainty only, pairs independent).</p>
+<table><thead><tr><th>distortion</th><th>n</th><th>σ*(p)</th><th>σ*(p), P ≥ {CONFIDENT}</th><th>π_bc</th><th>π_εa</th><th>π_dpc</th></tr></thead>
 <tbody>{''.join(rows)}</tbody></table>
 <table><thead><tr><th>the real summary beats …</th><th>π_bc</th><th>π_εa</th><th>π_dpc</th></tr></thead>
 <tbody>{''.join(ctl)}</tbody></table>

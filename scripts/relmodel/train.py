@@ -55,7 +55,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--stance", type=Path, help="folder with relation_stance.onnx (trained on every trainable pair)")
+    ap.add_argument("--stance", type=Path, help="folder with relation_stance.onnx (trials.py stance --export)")
+    ap.add_argument("--stance-trained-on", default="every trainable pair (trials.py stance --fold -1)",
+                    help="what the stance model was trained on, for the provenance")
     ap.add_argument("--stance-tag", default="st4", help="tag of the out-of-fold stance logits (stance_<tag>_f<k>.npz)")
     ap.add_argument("--cascade", type=float, default=2.0,
                     help="the stance model reads the top (cascade × labelled density) pairs by P(related) of each genre")
@@ -117,7 +119,7 @@ def main() -> None:
         "stage1": {"features": list(d["feature_names"]), "l2": a.l2, "class_weight": None},
         **({"stance": {"recipe": "all-MiniLM-L6-v2, 2-way (attack/support) on related natural pairs + 600 contrast rewrites; bottom 4 "
                                  "layers frozen (cached), top 2 + head fine-tuned 3 epochs, lr 5e-5; input source | before: previous "
-                                 "sentence [SEP] kind: target | topic: title"}} if a.stance else {}),
+                                 "sentence [SEP] kind: target | topic: title", "trained_on": a.stance_trained_on}} if a.stance else {}),
     }
     a.out.mkdir(parents=True, exist_ok=True)
     model.save(a.out / "relation_stage1.npz", provenance="scripts/relmodel/train.py (EP relation corpus v1 + v2, natural pairs)")

@@ -351,6 +351,57 @@ def cmd_report(a: argparse.Namespace) -> None:
                   + (f" | rule macro {ap['macro']:.3f} att {ap['attack']:.3f} relP/R {ap['related_precision']:.3f}/{ap['related_recall']:.3f}" if ap else ""))
 
 
+def cmd_shipped(a: argparse.Namespace) -> None:
+    """Shipped classifiers (by registry name) on pairs none of them trained on: the evaluation-only
+    rows (the paper's three debates: silver dev pairs, summary pairs) and — for classifiers trained
+    before the v2 corpus existed (``--v2-unseen``) — the v2 natural parts. Labels are the
+    classifier's own decisions (as mining uses them); AUCs from its probabilities."""
+    from argfaith.mining.classifiers.registry import make_classifier
+
+    d = load_work(a.work)
+    y, part = d["y"], d["part"]
+    groups = {"paper debates: silver dev": part == "silver-dev",
+              "paper debates: summary pairs": d["eval"] & np.isin(part, SUMMARY_PARTS)}
+    v2 = {p: (part == p) & ~d["eval"] for p in ("exhaustive2", "summary2", "found")}
+    out_path = a.work / "shipped.json"
+    res = json.loads(out_path.read_text()) if out_path.exists() else {}
+    for name in a.classifiers.split(","):
+        gs = dict(groups)
+        if name in a.v2_unseen.split(","):
+            gs.update(v2)
+        rows_needed = np.zeros(len(y), bool)
+        for m in gs.values():
+            rows_needed |= m
+        idx = np.flatnonzero(rows_needed)
+        clf = make_classifier(name)
+        t0 = time.perf_counter()
+        preds = clf.classify([d["rows"][i]["q"] for i in idx])
+        secs = time.perf_counter() - t0
+        P = np.zeros((len(y), 3))
+        lab = np.full(len(y), -1)
+        for i, pr in zip(idx, preds, strict=True):
+            probs = pr.probabilities or {pr.label: 1.0}
+            P[i] = [probs.get(c, 0.0) for c in M.CLASSES]
+            lab[i] = M.CLASSES.index(pr.label)
+        out = {"seconds": round(secs, 1), "pairs": int(len(idx))}
+        for g, m in gs.items():
+            yy, pp, ll = y[m], P[m], lab[m]
+            f = M.f1s(yy, ll)
+            rel = yy != 2
+            out[g] = {"n": int(m.sum()), "labels": {c: int((yy == k).sum()) for k, c in enumerate(M.CLASSES)},
+                      "f1": {k: round(v, 4) for k, v in f.items()},
+                      "related_precision": round(float(((ll != 2) & rel).sum() / max(1, (ll != 2).sum())), 4),
+                      "related_recall": round(float(((ll != 2) & rel).sum() / max(1, rel.sum())), 4),
+                      "relatedness_auc": M.auc(rel, 1 - pp[:, 2]),
+                      "stance_auc": M.auc(yy[rel] == 0, M.stance_share(pp[rel])) if rel.any() else None,
+                      "ece_classwise": round(M.classwise_ece(yy, pp), 4)}
+            print(f"{name:10s} {g:30s} n={out[g]['n']:6d} macro {f['macro']:.3f} att {f['attack']:.3f} "
+                  f"relP/R {out[g]['related_precision']:.3f}/{out[g]['related_recall']:.3f} relAUC {out[g]['relatedness_auc']} "
+                  f"stanceAUC {out[g]['stance_auc']}", flush=True)
+        res[name] = out
+        out_path.write_text(json.dumps(res, indent=1, default=float) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -389,8 +440,13 @@ def main() -> None:
     p.add_argument("--export", action="store_true")
     p = sub.add_parser("report")
     p.add_argument("--work", type=Path, required=True)
+    p = sub.add_parser("shipped")
+    p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--classifiers", default="majority,features,stance,offline")
+    p.add_argument("--v2-unseen", default="majority,features,stance", help="classifiers trained before the v2 corpus")
     a = ap.parse_args()
-    {"prep": cmd_prep, "stage1": cmd_stage1, "ce": cmd_ce, "stance": cmd_stance, "report": cmd_report}[a.cmd](a)
+    {"prep": cmd_prep, "stage1": cmd_stage1, "ce": cmd_ce, "stance": cmd_stance, "report": cmd_report,
+     "shipped": cmd_shipped}[a.cmd](a)
 
 
 if __name__ == "__main__":

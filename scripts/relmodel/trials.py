@@ -339,6 +339,17 @@ def cmd_report(a: argparse.Namespace) -> None:
         P3[has, 1] = rel[has] * (1 - q)
         m0 = fold == 0
         results[f"stance CE {tag} (fold 0 only)"] = score_trial(d, P3, m0 | d["eval"])
+        shipped = ROOT / "argfaith" / "data" / "relation_model.json"
+        comb = json.loads(shipped.read_text()).get("stance_combiner") if shipped.exists() else None
+        if comb:
+            # the shipped combination: logit q = w_ce·margin + w_lr·logit(LR stance share) + bias, fitted by
+            # train.py on fold 0's gold-related pairs (3 parameters: in-sample for fold 0, said so)
+            P4 = P2.copy()
+            sh = np.clip(M.stance_share(P2[has]), 1e-9, 1 - 1e-9)
+            z = comb["w_ce"] * margin[has] + comb["w_lr"] * np.log(sh / (1 - sh)) + comb["bias"]
+            q4 = 1 / (1 + np.exp(-z))
+            P4[has, 0], P4[has, 1] = rel[has] * q4, rel[has] * (1 - q4)
+            results[f"stage 1 + stance CE {tag}, shipped combiner (fold 0 only)"] = score_trial(d, P4, m0 | d["eval"])
         results[f"features + embedding cosines (fold 0 only, same pairs)"] = score_trial(d, P2, m0 | d["eval"])
     (a.work / "report.json").write_text(json.dumps(results, indent=1, default=float) + "\n")
     for name, r in results.items():

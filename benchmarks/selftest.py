@@ -55,6 +55,64 @@ def ceiling_summaries(data: Path, work: Path) -> Path:
     return out
 
 
+def written_summaries(data: Path, work: Path, manifest: Path, name: str) -> Path:
+    """A summaries folder with only the summary files a written set distorts (symlinks): the other
+    summaries of a debate have nothing to detect and only cost mining time."""
+    files = {json.loads(l)["summary_file"] for l in manifest.read_text().splitlines() if l.strip()}
+    out = work / name
+    for f in files:
+        did = f.split("_")[0]
+        (out / did).mkdir(parents=True, exist_ok=True)
+        link = out / did / f
+        if not link.exists():
+            link.symlink_to((data / "ep_summaries" / did / f).resolve())
+    return out
+
+
+def share_sources(folder: Path, shared: Path) -> None:
+    """Point ``folder/mined`` at one shared folder: the debates' QBAFs do not depend on the summary
+    policy, so every policy's run reuses the first one's (same study key, checked on load)."""
+    shared.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "mined"
+    if not link.exists() and not link.is_symlink():
+        link.symlink_to(shared.resolve(), target_is_directory=True)
+
+
+def seed_ceiling_sources(offline_mined: Path, folder: Path, data: Path, summaries: Path, cspec: str, clf) -> int:  # type: ignore[no-untyped-def]
+    """Reuse the offline run's mined debates for the ceiling run. The ceiling classifier is
+    ``recorded:LABELS?fallback=offline`` with labels of summary pairs only, so every debate pair
+    falls back to ``offline`` and the source QBAF is the offline one; only its study key (which
+    names the classifier) differs. Copies each source QBAF under the ceiling run's key; returns how many."""
+    from argfaith.mining.classifiers.prior import mining_classifier
+    from argfaith.qbaf import load_qbaf, qbaf_from_dict, qbaf_to_dict, save_qbaf
+    from argfaith.study.config import StudyConfig
+    from argfaith.study.corpus import debate_digest
+    from argfaith.study.fingerprint import classifier_fingerprint, fingerprint_tag
+
+    inner = mining_classifier(clf)
+    fp = classifier_fingerprint(inner)
+    tag = fingerprint_tag(inner.name, fp)
+    scfg = StudyConfig(debates=data / "ep_debates", summaries=summaries, out=folder, classifier=cspec)
+    n = 0
+    for src in sorted(offline_mined.glob("*/*/source.json")):
+        did = src.parent.name
+        dst = folder / "mined" / tag / did / "source.json"
+        if dst.exists():
+            continue
+        d = qbaf_to_dict(load_qbaf(src))
+        info = dict(d.get("info") or {})
+        info["study_key"] = scfg.source_key(fp, debate_digest(data / "ep_debates" / "debates" / did))
+        info["classifier_spec"] = cspec
+        info["classifier_fingerprint"] = fp
+        info["seeded_from"] = str(src)
+        d["info"] = info
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        save_qbaf(qbaf_from_dict(d), dst)
+        n += 1
+    return n
+
+
 def ceiling_labels(data: Path, work: Path) -> Path:
     """The annotators' labels of every summary pair of the ceiling set, by text: the v1 corpus'
     summary part (the 12 original summaries, all ordered pairs) + ``data/ceiling/pairs.jsonl.gz``."""
@@ -99,6 +157,7 @@ def main() -> None:
     ap.add_argument("--summary-units", default="default")
     ap.add_argument("--work", type=Path, default=ROOT.parent / "selftest-runs")
     ap.add_argument("--provisions", type=int, default=2)
+    ap.add_argument("--written-only", action="store_true", help="written set: only the summaries it distorts")
     ap.add_argument("--tag", default="", help="suffix of the result keys (e.g. a model version)")
     a = ap.parse_args()
     res = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
@@ -108,6 +167,8 @@ def main() -> None:
             units = a.summary_units
             if which == "written":
                 dist = f"written:{ROOT / 'data' / 'distortions'}"
+                if a.written_only:
+                    summaries = written_summaries(a.data, a.work, ROOT / "data" / "distortions" / "manifest.jsonl", "written-summaries")
             elif which == "ceiling":
                 dist = f"written:{CEILING}"
                 summaries = ceiling_summaries(a.data, a.work)
@@ -121,6 +182,10 @@ def main() -> None:
             for policy in a.summary_pairs.split(","):
                 key = f"{spec}/{which}" + (f"/{policy}" if policy != "all" else "") + (f"/{units}" if units != "default" else "") + a.tag
                 folder = a.work / key.replace("/", "-")
+                share_sources(folder, a.work / f"mined-{spec.replace('/', '-').replace(':', '-')}{a.tag.replace('/', '-')}")
+                if spec == "ceiling":
+                    print(f"  seeded {seed_ceiling_sources(a.work / 'mined-offline', folder, a.data, summaries, cspec, clf)} "
+                          "debate QBAFs from the offline run", flush=True)
                 cfg = SelftestConfig(debates=a.data / "ep_debates", summaries=summaries, out=folder, classifier=cspec,
                                      distortions=dist, provisions=a.provisions, summary_pairs=policy, summary_units=units)
                 t0 = time.perf_counter()

@@ -9,15 +9,18 @@ After a deliberate change of the renderers, rewrite the golden files with
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from argfaith.metrics.alignment import FileAligner
 from argfaith.metrics.evaluate import evaluate_many
 from argfaith.metrics.render import render
-from argfaith.qbaf import load_qbaf
+from argfaith.metrics.render.common import fmt_interval
+from argfaith.qbaf import load_qbaf, qbaf_from_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "fixtures" / "metrics" / "render"
@@ -51,3 +54,82 @@ def test_reports_without_error_bars_render_as_before(name, fmt):
     if os.environ.get("ARGFAITH_UPDATE_GOLDEN"):
         path.write_text(got, encoding="utf-8")
     assert got == path.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- with error bars
+#: Uncertain candidate pairs of the paper's frameworks, as mining stores them in a QBAF's metadata:
+#: [source, target, p_attack, p_support] (s4 → s1 and s4 → p1 are edges of the files, made uncertain).
+DISTRIBUTIONS = {
+    "q": [["s6", "p1", 0.3, 0.3], ["s4", "s1", 0.6, 0.1]],
+    "qa": [["s6", "p1", 0.2, 0.5], ["s4", "p1", 0.1, 0.6]],
+    "qb": [["s6", "p1", 0.45, 0.15]],
+}
+DRAWS = 200
+
+
+def uncertain_paper_qbafs(tmp: Path | None = None) -> dict[str, Any]:
+    """The paper's Q, Qa*, Qb* with :data:`DISTRIBUTIONS` in their metadata (written to ``tmp``
+    as QBAF files when given: then the values are their paths)."""
+    out: dict[str, Any] = {}
+    for n, pairs in DISTRIBUTIONS.items():
+        d = json.loads((PAPER / f"{n}.json").read_text(encoding="utf-8"))
+        d["metadata"] = {"relation_distribution": {"pairs": pairs, "fixed_at": 0.99}}
+        if tmp is not None:
+            out[n] = tmp / f"{n}.json"
+            out[n].write_text(json.dumps(d), encoding="utf-8")
+        else:
+            out[n] = qbaf_from_dict(d)
+    return out
+
+
+@pytest.fixture(scope="module")
+def uncertain_suite():  # type: ignore[no-untyped-def]
+    q = uncertain_paper_qbafs()
+    return evaluate_many(q["q"], [q["qa"], q["qb"]], source_path="q.json", summary_paths=["qa.json", "qb.json"], draws=DRAWS, seed=1)
+
+
+def _expected_cells(suite) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every metric and σ cell the renderers must show, computed from the report's own fields."""
+    cells = []
+    for r in suite.reports:
+        assert r.pairwise.interval is not None and r.uncertainty is not None
+        for key in ("balance_consistency", "epsilon_accuracy", "d_preferability_consistency"):
+            cells.append(fmt_interval(getattr(r.pairwise, key), r.pairwise.interval[key]))
+        for side in (r.source, r.summary):
+            for key, attr in (("relevance", "relevance"), ("pro_con_ratio_mean", "pro_con_ratio_mean")):
+                cells.append(fmt_interval(getattr(side, attr), side.interval[key]))
+        for p, v in r.pairwise.per_proposal.items():
+            cells.append(fmt_interval(v.sigma_source, v.interval["sigma_source"]))
+            cells.append(fmt_interval(v.sigma_summary, v.interval["sigma_summary"]))
+    return cells
+
+
+def test_the_fixture_has_wide_intervals(uncertain_suite):
+    """The test data is not degenerate: some interval is wider than a point, and P(better) rows exist."""
+    qa = uncertain_suite.reports[0]
+    iv = qa.pairwise.interval["balance_consistency"]
+    assert iv.high > iv.low
+    assert qa.uncertainty.source_uncertain_pairs == 2 and qa.uncertainty.summary_uncertain_pairs == 2
+    assert {r.metric for r in uncertain_suite.p_better} == {"balance_consistency", "epsilon_accuracy", "d_preferability_consistency"}
+
+
+def test_table_shows_intervals_coverage_and_p_better(uncertain_suite):
+    out = render(uncertain_suite, "table", width=200)
+    for cell in _expected_cells(uncertain_suite):
+        assert cell in out, cell
+    assert f"the central 90% of {DRAWS} sampled labellings" in out
+    assert "not annotation disagreement" in out and "2 in Q, 2 in qa, 0 in qb" in out
+    assert "P(A better)" in out and "P(B better)" in out
+    bc = {(r.a, r.b): r.p_better for r in uncertain_suite.p_better if r.metric == "balance_consistency"}
+    line = next(ln for ln in out.splitlines() if "qa" in ln and "qb" in ln and "π_bc" in ln)
+    assert f"{bc[('qa', 'qb')]:.2f}" in line and f"{bc[('qb', 'qa')]:.2f}" in line
+    # verdict probabilities next to the explanation of the provision qa gets wrong
+    p1 = uncertain_suite.reports[0].pairwise.per_proposal["p1"].probability
+    assert f"P(π_bc ✓) {p1['balance_consistent']:.2f}" in out
+
+
+def test_certain_relations_with_draws_say_the_intervals_have_zero_width():
+    q, qa = (load_qbaf(PAPER / f"{n}.json") for n in ("q", "qa"))
+    out = render(evaluate_many(q, [qa], draws=5), "table", width=200)
+    assert "every interval has zero width" in out
+    assert "0.50 [0.50, 0.50]" in out  # π_bc of Qa*, exactly today's number

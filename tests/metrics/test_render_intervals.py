@@ -133,3 +133,20 @@ def test_certain_relations_with_draws_say_the_intervals_have_zero_width():
     out = render(evaluate_many(q, [qa], draws=5), "table", width=200)
     assert "every interval has zero width" in out
     assert "0.50 [0.50, 0.50]" in out  # π_bc of Qa*, exactly today's number
+
+
+def test_markdown_shows_intervals_coverage_and_p_better(uncertain_suite):
+    md = render(uncertain_suite, "markdown")
+    for cell in _expected_cells(uncertain_suite):
+        assert cell in md, cell
+    assert "not annotation disagreement" in md and f"of {DRAWS} sampled labellings" in md
+    head = "| summary A | summary B | metric | P(A better) | P(equal) | P(B better) |"
+    assert head in md
+    rows = [ln for ln in md.splitlines() if ln.startswith("| qa | qb |")]
+    assert len(rows) == 3  # one line per metric for the one pair of summaries
+    by = {(r.a, r.b, r.metric): r for r in uncertain_suite.p_better}
+    for ln, metric in zip(rows, ("balance_consistency", "epsilon_accuracy", "d_preferability_consistency")):
+        ab, ba = by[("qa", "qb", metric)], by[("qb", "qa", metric)]
+        assert ln.endswith(f"| {ab.p_better:.2f} | {ab.p_tie:.2f} | {ba.p_better:.2f} |"), ln
+    p1 = uncertain_suite.reports[0].pairwise.per_proposal["p1"].probability
+    assert f"P(π_bc ✓) = {p1['balance_consistent']:.2f}" in md

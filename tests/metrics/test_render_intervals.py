@@ -88,8 +88,9 @@ def uncertain_suite():  # type: ignore[no-untyped-def]
     return evaluate_many(q["q"], [q["qa"], q["qb"]], source_path="q.json", summary_paths=["qa.json", "qb.json"], draws=DRAWS, seed=1)
 
 
-def _expected_cells(suite) -> list[str]:  # type: ignore[no-untyped-def]
-    """Every metric and σ cell the renderers must show, computed from the report's own fields."""
+def _expected_cells(suite, sigma: bool = True) -> list[str]:  # type: ignore[no-untyped-def]
+    """Every metric (and, with ``sigma``, σ) cell the renderers must show, computed from the
+    report's own fields."""
     cells = []
     for r in suite.reports:
         assert r.pairwise.interval is not None and r.uncertainty is not None
@@ -98,7 +99,7 @@ def _expected_cells(suite) -> list[str]:  # type: ignore[no-untyped-def]
         for side in (r.source, r.summary):
             for key, attr in (("relevance", "relevance"), ("pro_con_ratio_mean", "pro_con_ratio_mean")):
                 cells.append(fmt_interval(getattr(side, attr), side.interval[key]))
-        for p, v in r.pairwise.per_proposal.items():
+        for p, v in r.pairwise.per_proposal.items() if sigma else ():
             cells.append(fmt_interval(v.sigma_source, v.interval["sigma_source"]))
             cells.append(fmt_interval(v.sigma_summary, v.interval["sigma_summary"]))
     return cells
@@ -150,3 +151,36 @@ def test_markdown_shows_intervals_coverage_and_p_better(uncertain_suite):
         assert ln.endswith(f"| {ab.p_better:.2f} | {ab.p_tie:.2f} | {ba.p_better:.2f} |"), ln
     p1 = uncertain_suite.reports[0].pairwise.per_proposal["p1"].probability
     assert f"P(π_bc ✓) = {p1['balance_consistent']:.2f}" in md
+
+
+def test_html_whiskers_probabilities_p_better_and_coverage(uncertain_suite):
+    import re
+
+    page = render(uncertain_suite, "html")
+    for cell in _expected_cells(uncertain_suite, sigma=False):
+        assert cell in page, cell
+    for r in uncertain_suite.reports:  # the cards: σ* = 0.600 <span class="ci">[0.40, 0.68]</span>
+        for v in r.pairwise.per_proposal.values():
+            iv = v.interval["sigma_summary"]
+            assert f'σ* = {v.sigma_summary:.3f} <span class="ci">[{iv.low:.2f}, {iv.high:.2f}]</span>' in page
+    # one whisker per σ bar of every card: the source and each summary, at the interval's ends
+    n_props = len(uncertain_suite.reports[0].source.strengths)
+    whiskers = re.findall(r'<i class="whisker"[^>]*style="left: ([0-9.]+)%; width: ([0-9.]+)%"', page)
+    assert len(whiskers) == n_props * (1 + len(uncertain_suite.reports))
+    qa = uncertain_suite.reports[0].pairwise.per_proposal["p1"]
+    lo, hi = qa.interval["sigma_summary"].low, qa.interval["sigma_summary"].high
+    assert (f"{100 * lo:.1f}", f"{100 * (hi - lo):.1f}") in whiskers
+    assert hi > lo
+    # verdict probabilities beside the badges
+    assert f"P(✓) = {qa.probability['balance_consistent']:.2f}" in page
+    assert f"side change: P = {qa.probability['side_change']:.2f}" in page
+    assert '<table class="p-better">' in page and "P(B better)" in page
+    assert 'id="error-bars"' in page and "not annotation disagreement" in page
+    # still one self-contained file
+    assert 'http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;' in page
+    assert not re.search(r'(src|href)="(?!#|data:)', page)
+
+
+def test_html_without_error_bars_has_no_whisker_style_or_probability():
+    page = render(_paper_suite(), "html")
+    assert "whisker" not in page and "P(✓)" not in page and "p-better" not in page

@@ -9,10 +9,8 @@ After a deliberate change of the renderers, rewrite the golden files with
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,7 +18,7 @@ from argfaith.metrics.alignment import FileAligner
 from argfaith.metrics.evaluate import evaluate_many
 from argfaith.metrics.render import render
 from argfaith.metrics.render.common import fmt_interval
-from argfaith.qbaf import load_qbaf, qbaf_from_dict
+from argfaith.qbaf import load_qbaf
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "fixtures" / "metrics" / "render"
@@ -57,35 +55,14 @@ def test_reports_without_error_bars_render_as_before(name, fmt):
 
 
 # ---------------------------------------------------------------------------- with error bars
-#: Uncertain candidate pairs of the paper's frameworks, as mining stores them in a QBAF's metadata:
-#: [source, target, p_attack, p_support] (s4 → s1 and s4 → p1 are edges of the files, made uncertain).
-DISTRIBUTIONS = {
-    "q": [["s6", "p1", 0.3, 0.3], ["s4", "s1", 0.6, 0.1]],
-    "qa": [["s6", "p1", 0.2, 0.5], ["s4", "p1", 0.1, 0.6]],
-    "qb": [["s6", "p1", 0.45, 0.15]],
-}
 DRAWS = 200
 
 
-def uncertain_paper_qbafs(tmp: Path | None = None) -> dict[str, Any]:
-    """The paper's Q, Qa*, Qb* with :data:`DISTRIBUTIONS` in their metadata (written to ``tmp``
-    as QBAF files when given: then the values are their paths)."""
-    out: dict[str, Any] = {}
-    for n, pairs in DISTRIBUTIONS.items():
-        d = json.loads((PAPER / f"{n}.json").read_text(encoding="utf-8"))
-        d["metadata"] = {"relation_distribution": {"pairs": pairs, "fixed_at": 0.99}}
-        if tmp is not None:
-            out[n] = tmp / f"{n}.json"
-            out[n].write_text(json.dumps(d), encoding="utf-8")
-        else:
-            out[n] = qbaf_from_dict(d)
-    return out
-
-
 @pytest.fixture(scope="module")
-def uncertain_suite():  # type: ignore[no-untyped-def]
-    q = uncertain_paper_qbafs()
-    return evaluate_many(q["q"], [q["qa"], q["qb"]], source_path="q.json", summary_paths=["qa.json", "qb.json"], draws=DRAWS, seed=1)
+def uncertain_suite(uncertain_paper_dir):  # type: ignore[no-untyped-def]
+    """The paper's example with uncertain relations (tests/conftest.py), evaluated with error bars."""
+    q, qa, qb = (load_qbaf(uncertain_paper_dir / f"{n}.json") for n in ("q", "qa", "qb"))
+    return evaluate_many(q, [qa, qb], source_path="q.json", summary_paths=["qa.json", "qb.json"], draws=DRAWS, seed=1)
 
 
 def _expected_cells(suite, sigma: bool = True) -> list[str]:  # type: ignore[no-untyped-def]

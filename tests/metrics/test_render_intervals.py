@@ -161,3 +161,16 @@ def test_html_whiskers_probabilities_p_better_and_coverage(uncertain_suite):
 def test_html_without_error_bars_has_no_whisker_style_or_probability():
     page = render(_paper_suite(), "html")
     assert "whisker" not in page and "P(✓)" not in page and "p-better" not in page
+
+
+def test_several_taus_with_error_bars_render_in_every_format(uncertain_paper_dir):
+    q, qa, qb = (load_qbaf(uncertain_paper_dir / f"{n}.json") for n in ("q", "qa", "qb"))
+    suite = evaluate_many(q, [qa, qb], taus=[0.15, 0.2], draws=40, explain=False)
+    assert {r.tau for r in suite.p_better} == {0.15, 0.2}
+    at02 = [r for r in suite.reports if r.settings.tau == 0.2]
+    table, md, page = render(suite, "table", width=200), render(suite, "markdown"), render(suite, "html")
+    for r in at02:  # the metric tables show the primary τ (0.2) with its intervals
+        cell = fmt_interval(r.pairwise.balance_consistency, r.pairwise.interval["balance_consistency"])
+        assert cell in table and cell in md and cell in page
+    assert "| τ | summary A | summary B |" in md
+    assert "<th>τ</th><th>summary A</th>" in page

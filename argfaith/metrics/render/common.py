@@ -376,7 +376,7 @@ def strength_rows(reports: list[EvaluationReport], *, compact: bool = False) -> 
     rows = []
     for p in r0.source.strengths:
         # With error bars, σ and σ* come with their intervals over the draws (issue 23).
-        src_iv = next((iv for r in shown if (iv := _interval(_verdict_interval(r, p), "sigma_source")) is not None), None)
+        src_iv = next((x for x in (_interval(_verdict_interval(r, p), "sigma_source") for r in shown) if x is not None), None)
         rows.append((p, fmt_interval(r0.source.strengths.get(p), src_iv),
                      [fmt_interval(r.summary.strengths.get(p), _interval(_verdict_interval(r, p), "sigma_summary"))
                       if p in r.summary.strengths else "—" for r in shown]))

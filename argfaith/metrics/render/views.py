@@ -121,6 +121,16 @@ def _ends(intervals: Any, key: str) -> tuple[float, float] | None:
     return None if iv is None or iv.low is None or iv.high is None else (iv.low, iv.high)
 
 
+def _source_interval(shown: list[EvaluationReport], p: str) -> tuple[float, float] | None:
+    """σ(p)'s interval in the debate: the same in every report of one τ (paired draws)."""
+    for r in shown:
+        v = r.pairwise.per_proposal.get(p)
+        ends = _ends(v.interval, "sigma_source") if v is not None else None
+        if ends is not None:
+            return ends
+    return None
+
+
 def _membership(a: Any) -> str:
     return "pro and con" if a.pro and a.con else ("pro" if a.pro else ("con" if a.con else "—"))
 
@@ -208,8 +218,7 @@ def proposal_cards(reports: list[EvaluationReport]) -> list[ProposalCard]:
             id=p, short_id=sid.get(p, p), text=" ".join((r0.proposals.texts.get(p) or "").split()), sigma=sigma,
             accepted=p in r0.source.accepted, n_source_arguments=e0.source.n_arguments if e0 else None,
             heads=heads, ok=ok, aligned=any(r.alignment is not None for r in shown),
-            interval=next((iv for r in shown if (v := r.pairwise.per_proposal.get(p)) is not None
-                           and (iv := _ends(v.interval, "sigma_source")) is not None), None),
+            interval=_source_interval(shown, p),
         )
         if e0 is not None:
             _fill(card, e0, [ex.get(p) for ex in ex_by], sid, [short_ids([a.id for a in (ex.get(p).summary.arguments if ex.get(p) else [])]) for ex in ex_by], spk)

@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,22 @@ def test_readme_qbaf_json_example_loads():
     assert q.proposals == ("p1",) and q.attackers("p1") == ("s1",)
 
 
-def _key_table() -> dict[str, set[str]]:
+@dataclass(frozen=True)
+class Keys:
+    """The keys a row of the README's JSON key table documents: always present, present only with
+    error bars (the part after "; with `--draws` also"), and present under another condition
+    ("; with an alignment also ...", "; with several `--semantics` also ...")."""
+
+    always: frozenset[str]
+    draws: frozenset[str]
+    other: frozenset[str]
+
+    @property
+    def all(self) -> frozenset[str]:
+        return self.always | self.draws | self.other
+
+
+def _key_table() -> dict[str, Keys]:
     section = README.split("JSON (`--format json`", 1)[1]
     rows = {}
     for line in section.splitlines()[2:]:
@@ -106,7 +122,11 @@ def _key_table() -> dict[str, set[str]]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells[0] in ("object", "---"):
             continue
-        rows[cells[0]] = set(re.findall(r"`([a-z_]+)`", cells[1]))
+        parts = re.split(r";\s+with\s+", cells[1])
+        draws, other = set(), set()
+        for part in parts[1:]:
+            (draws if part.startswith("`--draws`") else other).update(re.findall(r"`([a-z_]+)`", part))
+        rows[cells[0]] = Keys(frozenset(re.findall(r"`([a-z_]+)`", parts[0])), frozenset(draws), frozenset(other))
     return rows
 
 
@@ -117,21 +137,77 @@ def _json(args: list[str]) -> dict:
 
 
 DEBATE = ["evaluate", "--source", "examples/debate/source.json", "--summary", "examples/debate/summary_faithful.json"]
+REPORT = "the output, one summary at one τ (a report)"
+SUITE = "the output, several summaries or several τ (a suite)"
+SIDES = "`source`, `summary`"
+PAIRWISE = "`pairwise`"
+PER_PROPOSAL = "`per_proposal` entries (one per shared proposal)"
 
 
 def test_readme_json_keys_match_the_output():
     table = _key_table()
-    assert len(table) == 5, table
+    assert len(table) == 13, list(table)
     one = _json([*DEBATE, "--alignment", "examples/debate/alignment_faithful.csv"])
     suite = _json([*DEBATE, "--summary", "examples/debate/summary_distorted.json"])
-    report_keys = table["the output, one summary at one τ (a report)"]
-    assert set(one) == report_keys
-    assert set(suite) == table["the output, several summaries or several τ (a suite)"]
-    assert all(set(r) == report_keys for r in suite["reports"])
+    assert set(one) == table[REPORT].always  # without --draws: no error-bar key
+    assert set(suite) == table[SUITE].always
+    assert all(set(r) == table[REPORT].always for r in suite["reports"])
     for side in ("source", "summary"):
-        assert table["`source`, `summary`"] <= set(one[side]), table["`source`, `summary`"] - set(one[side])
-    assert table["`pairwise`"] <= set(one["pairwise"]), table["`pairwise`"] - set(one["pairwise"])
-    assert set(suite["sensitivity"][0]) == table["`sensitivity` rows"]
+        assert table[SIDES].always <= set(one[side]), table[SIDES].always - set(one[side])
+        assert not table[SIDES].draws & set(one[side])
+    assert table[PAIRWISE].always | table[PAIRWISE].other <= set(one["pairwise"])
+    assert not table[PAIRWISE].draws & set(one["pairwise"])
+    assert all(set(v) == table[PER_PROPOSAL].always for v in one["pairwise"]["per_proposal"].values())
+    assert set(suite["sensitivity"][0]) == table["`sensitivity` rows"].all
+
+
+def test_readme_error_bar_keys_match_the_output(uncertain_paper_dir):
+    """With --draws (issue 23): every key the table marks "with `--draws`" is in the output, and
+    the keys of the intervals, probabilities, uncertainty block and P(better) rows are those documented."""
+    table = _key_table()
+    d = uncertain_paper_dir
+    suite = _json(["evaluate", "--source", str(d / "q.json"), "--summary", str(d / "qa.json"), "--summary", str(d / "qb.json"),
+                   "--draws", "20", "--no-qbafs"])
+    assert set(suite) == table[SUITE].always | table[SUITE].draws
+    for rep in suite["reports"]:
+        assert set(rep) == table[REPORT].always | table[REPORT].draws
+        assert set(rep["uncertainty"]) == table["`uncertainty`"].all
+        intervals = []
+        for side in ("source", "summary"):
+            assert table[SIDES].draws <= set(rep[side])
+            assert set(rep[side]["interval"]) == table["`interval` in `source`, `summary`"].all
+            intervals += rep[side]["interval"].values()
+        assert table[PAIRWISE].draws <= set(rep["pairwise"])
+        assert set(rep["pairwise"]["interval"]) == table["`interval` in `pairwise`"].all
+        intervals += rep["pairwise"]["interval"].values()
+        for v in rep["pairwise"]["per_proposal"].values():
+            assert set(v) == table[PER_PROPOSAL].always | table[PER_PROPOSAL].draws
+            assert set(v["interval"]) == table["`interval` in a `per_proposal` entry"].all
+            assert set(v["probability"]) == table["`probability` in a `per_proposal` entry"].all
+            intervals += v["interval"].values()
+        assert all(set(iv) == table["an interval"].all for iv in intervals)
+    assert suite["p_better"] and all(set(row) == table["`p_better` rows"].all for row in suite["p_better"])
+
+
+def test_readme_key_table_matches_the_report_models():
+    """A key documented in the table is a field of its model, and — for the objects the table lists
+    in full — every field of the model is documented: a renamed or new field fails here."""
+    from argfaith.metrics import report as m
+
+    table = _key_table()
+    full = {
+        REPORT: m.EvaluationReport, SUITE: m.EvaluationSuite, PER_PROPOSAL: m.ProposalVerdict,
+        "`sensitivity` rows": m.SensitivityRow, "an interval": m.Interval, "`uncertainty`": m.UncertaintyInfo,
+        "`p_better` rows": m.PBetterRow,
+    }
+    for row, model in full.items():
+        assert table[row].all == set(model.model_fields), (row, table[row].all ^ set(model.model_fields))
+    for row, model in ((SIDES, m.SideReport), (PAIRWISE, m.PairwiseReport)):
+        assert table[row].all <= set(model.model_fields), (row, table[row].all - set(model.model_fields))
+    # the error-bar keys are documented where the models have them
+    assert "uncertainty" in table[REPORT].draws and "p_better" in table[SUITE].draws
+    assert "interval" in table[SIDES].draws and "interval" in table[PAIRWISE].draws
+    assert table[PER_PROPOSAL].draws == {"interval", "probability"}
 
 
 def _readme_table(after: str) -> dict[str, list[str]]:

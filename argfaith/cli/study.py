@@ -225,6 +225,7 @@ def study(
     baselines: Annotated[str, typer.Option(help="Text baselines: auto (ROUGE; BERTScore with the embeddings extra; NLI with --nli-model) | none | rouge,bertscore,nli.")] = "auto",
     bertscore_model: Annotated[Optional[Path], typer.Option(help="Local Hugging Face encoder for BERTScore (default all-MiniLM-L6-v2, extra 'embeddings').")] = None,
     nli_model: Annotated[Optional[Path], typer.Option(help="Local NLI model directory (enables the NLI baseline).")] = None,
+    draws: Annotated[int, typer.Option("--draws", callback=COUNT, help="Error bars: per summary, sample this many labellings of the uncertain candidate pairs from the classifier's probabilities and show every metric as value [low, high] (central 90% interval; 0 = none). Changing it re-evaluates without re-mining.")] = 0,
     explain_top: Annotated[int, typer.Option(callback=COUNT, help="Per summary, explain this many proposals that moved most (0: none).")] = 3,
     top_moves: Annotated[int, typer.Option(callback=COUNT, help="Proposals per summary in the Table-4 view.")] = 5,
     jobs: Annotated[int, typer.Option(callback=ITERATIONS, help="Debates processed in parallel (worker processes, >= 1; with --executor dask and no --scheduler: the workers of a local Dask cluster).")] = 1,
@@ -284,7 +285,7 @@ def study(
         summary_pairs=summary_pairs, segmenter=segmenter, taus=_parse_taus(tau), epsilon=epsilon, baselines=baselines, bertscore_model=bertscore_model,
         semantics=tuple(s.name for s in parse_semantics(semantics)),
         nli_model=nli_model, explain_top=explain_top, top_moves=top_moves, jobs=jobs, only=tuple(only or ()),
-        executor=executor, scheduler=scheduler, retries=retries,
+        executor=executor, scheduler=scheduler, retries=retries, draws=draws,
         html=html, plots=plots, chunk_size=chunk_size,
     )
     is_claude = spec.strip().lower().startswith("claude")

@@ -333,6 +333,7 @@ class EvaluationReport(_Model):
 
     def to_dict(self, *, include_qbafs: bool = True) -> dict[str, Any]:
         d = self.model_dump(mode="json")
+        _drop_absent_intervals(d)
         if not include_qbafs:
             d["source"].pop("qbaf", None)
             d["summary"].pop("qbaf", None)
@@ -406,11 +407,27 @@ class EvaluationSuite(_Model):
             d.pop("semantics_sweep", None)  # one semantics: the layout of earlier reports
         if not d.get("p_better"):
             d.pop("p_better", None)
+        for r in d["reports"]:
+            _drop_absent_intervals(r)
         if not include_qbafs:
             for r in d["reports"]:
                 r["source"].pop("qbaf", None)
                 r["summary"].pop("qbaf", None)
         return json.dumps(d, ensure_ascii=False, indent=indent)
+
+
+def _drop_absent_intervals(d: dict[str, Any]) -> None:
+    """Leave the error-bar keys (issue 23) out of a report's JSON when it has none (no ``--draws``):
+    a report without error bars keeps the layout of earlier reports, as ``p_better`` does."""
+    if d.get("uncertainty") is None:
+        d.pop("uncertainty", None)
+    for part in ("source", "summary", "pairwise"):
+        if isinstance(d.get(part), dict) and d[part].get("interval") is None:
+            d[part].pop("interval", None)
+    for v in ((d.get("pairwise") or {}).get("per_proposal") or {}).values():
+        for key in ("interval", "probability"):
+            if v.get(key) is None:
+                v.pop(key, None)
 
 
 def short_name(name: str | None, path: str | None, default: str, limit: int | None = 28) -> str:

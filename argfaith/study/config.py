@@ -8,7 +8,8 @@ depends on, and a rerun reuses it only when the hash still matches.
 - summary mining key: classifier fingerprint, candidate strategy, segmenter, seed, the debate
   digest (the proposals) and the summary file's digest;
 - evaluation key: τ values, ε, tolerance, solver, gradual semantics (when not DF-QuAD alone),
-  text baselines (and their models), explanation and Table-4 settings.
+  error bars (``draws``, when > 0), text baselines (and their models), explanation and Table-4
+  settings.
 
 A summary item is finished when its row file carries ``item_key`` = hash of the three. Changing
 the classifier (e.g. retrained offline weights) changes every key, so everything is re-mined;
@@ -29,7 +30,11 @@ from argfaith.datasets.provision_ids import PROVISION_ID_SCHEME
 from argfaith.errors import ConfigurationError, MissingExtraError
 from argfaith.mining.units import SUMMARY_UNITS_VERSION
 
-__all__ = ["StudyConfig", "EXECUTORS", "check_executor", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
+__all__ = ["StudyConfig", "SLOW_DRAWS", "EXECUTORS", "check_executor", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
+
+#: Error bars (``draws``): the draws on which π_dpc, π_ar and π_pcr (per-framework searches) are
+#: computed, as in ``argfaith evaluate``.
+SLOW_DRAWS = 20
 
 #: Bumped when outputs change incompatibly (part of every key).
 STUDY_FORMAT_VERSION = 1
@@ -154,6 +159,11 @@ class StudyConfig:
     retries : int
         Dask: how often a task is retried after its worker was lost (or after an error outside
         argfaith's own per-item handling) before its items are reported failed.
+    draws : int
+        Error bars (issue 23, :mod:`argfaith.metrics.uncertainty`): labellings sampled per summary
+        from the relation probabilities the mined QBAFs carry; every metric of the tables and
+        reports then comes with its central 90% interval. 0 (default): none. Changing it
+        re-evaluates from the mined QBAFs, without any classifier call.
     only : tuple of str
         Restrict to these debate ids.
     html, plots : bool
@@ -187,6 +197,7 @@ class StudyConfig:
     executor: str = "local"
     scheduler: str | None = None
     retries: int = 3
+    draws: int = 0
     only: tuple[str, ...] = field(default_factory=tuple)
     html: bool = True
     plots: bool = True
@@ -200,6 +211,8 @@ class StudyConfig:
         if self.jobs < 1:
             raise ConfigurationError(f"--jobs must be >= 1, got {self.jobs}")
         check_executor(self.executor, self.scheduler, self.retries)
+        if self.draws < 0:
+            raise ConfigurationError(f"--draws must be >= 0, got {self.draws}")
         if self.explain_top < 0 or self.top_moves < 0 or self.explain_limit < 1:
             raise ConfigurationError("--explain-top and --top-moves must be >= 0, --explain-limit >= 1")
         from argfaith.mining.candidates import SUMMARY_PAIR_POLICIES
@@ -254,6 +267,8 @@ class StudyConfig:
              "solver": [self.solver, self.max_iter, self.tol], "baselines": list(baselines),
              # absent for DF-QuAD alone, so results of runs before semantics existed stay valid
              **({"semantics": list(self.semantics)} if tuple(self.semantics) != ("dfquad",) else {}),
+             # absent without error bars, so results of runs before error bars existed stay valid
+             **({"draws": self.draws} if self.draws else {}),
              "bertscore_model": str(self.bertscore_model) if self.bertscore_model else None,
              "nli_model": str(self.nli_model) if self.nli_model else None,
              "explain": [self.explain_top, self.explain_limit], "top_moves": self.top_moves, "html": self.html}

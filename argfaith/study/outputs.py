@@ -11,6 +11,10 @@
 - ``index.html``: one offline page linking every per-summary report (escaped, no script, no
   fetch: the same Content-Security-Policy as the reports), with the plots embedded;
 - ``plots/``: metric distributions per variant (:mod:`argfaith.study.plots`).
+
+With error bars (``--draws``) the per-summary views (``table3.md``, the index's table) show each
+metric as ``value [low, high]``; the means per variant and per τ stay point values (a mean of
+intervals is not an interval of the mean).
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from argfaith.study.config import SLOW_DRAWS
 from argfaith.study.rows import (
     MOVE_COLUMNS,
+    interval_columns,
     SEMANTICS_COLUMNS,
     SENSITIVITY_COLUMNS,
     markdown_table,
@@ -136,13 +142,34 @@ def variant_means(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> 
 
 
 # ---------------------------------------------------------------------------- markdown views
-def _flagged(value: Any, empty: Any) -> Any:
-    """A metric value, marked in words when it is not better than the empty summary's."""
+def _flagged(value: Any, empty: Any, text: str | None = None) -> Any:
+    """A metric value (or its ``text``), marked in words when it is not better than the empty summary's."""
     from argfaith.metrics.baselines import beats
 
     if beats(value, empty) is False:
-        return f"{_fmt(value)} (not better than the empty summary)"
-    return value
+        return f"{text if text is not None else _fmt(value)} (not better than the empty summary)"
+    return text if text is not None else value
+
+
+def _with_interval(row: Mapping[str, Any], key: str) -> str | None:
+    """``value [low, high]`` when the row has error bars for ``key`` (issue 23), else None."""
+    lo, hi = (row.get(c) for c in interval_columns(key))
+    if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)):
+        return None
+    return f"{_fmt(row.get(key))} [{lo:.2f}, {hi:.2f}]"
+
+
+def _interval_note(rows: Sequence[Mapping[str, Any]]) -> str:
+    """What ``[low, high]`` means, when some row has error bars ("" otherwise)."""
+    from argfaith.metrics.evaluate import INTERVAL_COVERS
+
+    draws = sorted({r["draws"] for r in rows if r.get("status") == "ok" and r.get("draws")})
+    if not draws:
+        return ""
+    slow = f" (π_dpc, π_ar and π_pcr over the first {SLOW_DRAWS})" if max(draws) > SLOW_DRAWS else ""
+    return (f"value [low, high]: the value of the mined relations and the central 90% interval over "
+            f"{', '.join(map(str, draws))} labellings sampled from the relation classifier's probabilities{slow}; "
+            f"the intervals cover {INTERVAL_COVERS}.")
 
 
 def _table3_md(collected: CollectedRows, primary: float, taus: Sequence[float]) -> str:
@@ -170,6 +197,8 @@ def _table3_md(collected: CollectedRows, primary: float, taus: Sequence[float]) 
              "is followed by the value of the empty summary (no argument at all) and, when `argfaith selftest` ran with the "
              "same classifier and τ, of a summary of another debate; a summary that does not beat the empty summary is "
              "marked in words.\n"]
+    if note := _interval_note(collected.rows):
+        parts.append(f"\n{note}\n")
     for did, rs in sorted(by_debate.items()):
         rs = sorted(rs, key=lambda r: str(r["variant"]))
         cols = ["metric", "Q", *[str(r["variant"]) for r in rs]]
@@ -177,10 +206,15 @@ def _table3_md(collected: CollectedRows, primary: float, taus: Sequence[float]) 
         for name, key, src_key in metrics:
             if key.startswith("wrong_") and all(r.get(key) is None for r in rs):
                 continue
-            row: dict[str, Any] = {"metric": name, "Q": rs[0].get(src_key) if src_key else None}
+            q = None
+            if src_key:
+                q = _with_interval(rs[0], src_key)
+                q = rs[0].get(src_key) if q is None else q
+            row: dict[str, Any] = {"metric": name, "Q": q}
             for r in rs:
                 v = r.get(key)
-                row[str(r["variant"])] = _flagged(v, r.get(f"empty_{key}")) if key in pairwise else v
+                text = _with_interval(r, key)
+                row[str(r["variant"])] = _flagged(v, r.get(f"empty_{key}"), text) if key in pairwise else (v if text is None else text)
             table_rows.append(row)
         units = rs[0].get("units")
         parts.append(f"\n## {did}\n\nsource units: {units}; proposals: {rs[0].get('source_n_proposals')}\n\n")
@@ -196,7 +230,9 @@ def _variants_md(rows: Sequence[Mapping[str, Any]], primary: float, taus: Sequen
             "summary_n_speech", "source_mean_pi_pcr"]
     heads = ["variant", "n", "R-2 F", "BERTScore F1", "NLI", "π_ar", "mean π_pcr", "π_dpc", "π_bc", "π_εa", "|X_s*|", "Q mean π_pcr"]
     means = variant_means(rows, cols)
-    return (f"# Means per summary variant over debates (τ = {lab})\n\n"
+    ivs = ("Means of the values of the mined relations; the per-summary intervals of the error bars are in table3.md.\n\n"
+           if _interval_note(rows) else "")
+    return (f"# Means per summary variant over debates (τ = {lab})\n\n" + ivs
             + markdown_table(means, ["variant", "n", *cols], heads))
 
 
@@ -317,7 +353,9 @@ def _index_html(prep: PreparedStudy, collected: CollectedRows, plots: Mapping[st
 
                 flag = beats(v, r.get(f"empty_{k}")) is False
                 words = f'<br><span class="flag">not better than the empty summary ({_fmt(r.get(f"empty_{k}"))})</span>' if flag else ""
-                cells.append(f'<td class="num">{e(_fmt(v))}{words}</td>')
+                cells.append(f'<td class="num">{e(_with_interval(r, k) or _fmt(v))}{words}</td>')
+            elif (text := _with_interval(r, k)) is not None:
+                cells.append(f'<td class="num">{e(text)}</td>')
             else:
                 cells.append(f'<td class="{"num" if isinstance(v, (int, float)) and not isinstance(v, bool) else ""}">{e(_fmt(v))}</td>')
         body.append(f'<tr class="st-{e(str(r.get("status")))}">' + "".join(cells) + "</tr>")
@@ -340,6 +378,7 @@ def _index_html(prep: PreparedStudy, collected: CollectedRows, plots: Mapping[st
     notes = "".join(f"<li>{e(n)}</li>" for n in (*prep.baseline_notes, *prep.corpus.notes))
     notes += "".join(f"<li><strong>{e(d)}</strong> (the debate, all its summaries): {e(n)}</li>" for d, n in sorted(debate_notes.items()))
     clf = prep.classifier.name
+    ivnote = f'\n<p class="ivnote">{e(iv)}</p>' if (iv := _interval_note(collected.rows)) else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{INDEX_CSP}">
@@ -359,7 +398,7 @@ figure {{ display: inline-block; margin: 0 1em 1em 0; }} img {{ max-width: 46em;
 (fingerprint {e(prep.fingerprint[:10])}); candidates <code>{e(cfg.candidates)}</code>; units <code>{e(cfg.units)}</code>;
 τ = {e(", ".join(tau_label(t) for t in cfg.taus))} (tables at τ = {e(lab)}); ε = {cfg.epsilon:g};
 gradual semantics {e(", ".join(cfg.semantics))}.</p>
-<ul>{notes}</ul>
+<ul>{notes}</ul>{ivnote}
 <p>Tables: <a href="table.csv">table.csv</a>, <a href="table.json">table.json</a>, <a href="table3.md">table3.md</a>,
 <a href="variants.md">variants.md</a>, <a href="table4.md">table4.md</a>, <a href="sensitivity.md">sensitivity.md</a>{', <a href="semantics.md">semantics.md</a> (semantics sweep)' if collected.semantics else ''}.</p>
 <h2>Summaries</h2>
@@ -392,7 +431,7 @@ def write_outputs(prep: PreparedStudy, collected: CollectedRows, manifest: Manif
     cfg = prep.config
     out = cfg.out
     taus = cfg.taus
-    cols = row_columns(taus)
+    cols = row_columns(taus, intervals=cfg.draws > 0)
     written: dict[str, Path] = {}
 
     def put(name: str, text: str) -> None:

@@ -13,6 +13,11 @@ one's provisions — filled from ``OUT/selftest/controls/<debate>.json`` when ``
 ran at the study's primary τ (``wrong_from`` names that debate). ``note`` holds the warnings
 about the summary; ``debate_note`` those about the debate's QBAF (the same for every summary of
 the debate, so the views show them once per debate).
+
+With error bars (``argfaith study --draws K``, issue 23) every metric column ``m`` (``m@τ``) is
+followed by ``m_low`` and ``m_high`` (``m_low@τ``, ``m_high@τ``): the central 90% interval of the
+metric over the sampled labellings (:data:`INTERVAL_METRICS`), and ``draws`` holds K; without
+them the columns are those of earlier studies.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ __all__ = [
     "SEMANTICS_COLUMNS",
     "WRONG_COLUMNS",
     "semantics_rows",
+    "INTERVAL_METRICS",
+    "interval_columns",
 ]
 
 ID_COLUMNS = ("debate", "variant", "family", "model", "style", "lang", "status", "note")
@@ -76,10 +83,35 @@ def tau_label(t: float) -> str:
     return f"{t:g}"
 
 
-def row_columns(taus: Sequence[float]) -> list[str]:
-    """The CSV header for a study evaluated at ``taus``."""
-    per_tau = [f"{pre}{m}@{tau_label(t)}" for t in taus for pre in ("", "empty_") for m in ("pi_dpc", "pi_bc", "pi_ea")]
-    return [*ID_COLUMNS, "debate_note", *_SOURCE_COLUMNS, *_SUMMARY_COLUMNS, *per_tau, *WRONG_COLUMNS, *_TEXT_COLUMNS, *_TAIL_COLUMNS]
+#: Row columns that get an interval with error bars: (column, part of the report, interval key);
+#: per-τ columns are named with their τ (``pi_bc@0.2``).
+INTERVAL_METRICS = (
+    ("source_pi_ar", "source", "relevance"), ("source_mean_pi_pcr", "source", "pro_con_ratio_mean"),
+    ("pi_ar", "summary", "relevance"), ("mean_pi_pcr", "summary", "pro_con_ratio_mean"),
+    ("pi_dpc", "pairwise", "d_preferability_consistency"), ("pi_bc", "pairwise", "balance_consistency"),
+    ("pi_ea", "pairwise", "epsilon_accuracy"),
+)
+_PER_TAU = ("pi_dpc", "pi_bc", "pi_ea")
+
+
+def interval_columns(column: str) -> tuple[str, str]:
+    """The columns of ``column``'s interval: ``pi_bc@0.2`` → (``pi_bc_low@0.2``, ``pi_bc_high@0.2``)."""
+    name, at, tau = column.partition("@")
+    return f"{name}_low{at}{tau}", f"{name}_high{at}{tau}"
+
+
+def row_columns(taus: Sequence[float], *, intervals: bool = False) -> list[str]:
+    """The CSV header for a study evaluated at ``taus`` (``intervals``: with error bars, each
+    metric followed by its interval columns and ``draws`` at the end of the metrics)."""
+    def with_iv(cols: Sequence[str]) -> list[str]:
+        if not intervals:
+            return list(cols)
+        ivs = {m for m, _, _ in INTERVAL_METRICS}
+        return [x for c in cols for x in ((c, *interval_columns(c)) if c.partition("@")[0] in ivs else (c,))]
+
+    per_tau = [f"{pre}{m}@{tau_label(t)}" for t in taus for pre in ("", "empty_") for m in _PER_TAU]
+    return [*ID_COLUMNS, "debate_note", *with_iv(_SOURCE_COLUMNS), *with_iv(_SUMMARY_COLUMNS), *with_iv(per_tau),
+            *(["draws"] if intervals else []), *WRONG_COLUMNS, *_TEXT_COLUMNS, *_TAIL_COLUMNS]
 
 
 def _ident(sf: SummaryFile, status: str, note: str | None) -> dict[str, Any]:
@@ -130,8 +162,10 @@ def summary_row(
     report: str | None,
     note: str | None = None,
     debate_note: str | None = None,
+    intervals: bool = False,
 ) -> dict[str, Any]:
-    """The table row of one evaluated summary (see the module docstring for the columns)."""
+    """The table row of one evaluated summary (see the module docstring for the columns);
+    ``intervals``: with the interval columns of the error bars (empty where a report has none)."""
     from argfaith.metrics.baselines import EMPTY_SUMMARY
 
     main = _report_at(suite, primary_tau)
@@ -165,6 +199,8 @@ def summary_row(
         row[f"empty_pi_dpc@{lab}"] = empty.get("d_preferability_consistency")
         row[f"empty_pi_bc@{lab}"] = empty.get("balance_consistency")
         row[f"empty_pi_ea@{lab}"] = empty.get("epsilon_accuracy")
+    if intervals:
+        row.update(_interval_cells(suite, taus, primary_tau))
     row.update(_text_cells(text_baselines))
     row.update(
         source_pairs=source_pairs,
@@ -174,7 +210,24 @@ def summary_row(
         baselines_seconds=round(timings.get("baselines", 0.0), 3),
         report=report,
     )
-    return {c: row.get(c) for c in row_columns(taus)}
+    return {c: row.get(c) for c in row_columns(taus, intervals=intervals)}
+
+
+def _interval_cells(suite: EvaluationSuite, taus: Sequence[float], primary_tau: float) -> dict[str, Any]:
+    """``m_low`` / ``m_high`` of every metric with error bars (π_ar and π_pcr at the primary τ,
+    the pairwise metrics at every τ), and ``draws``."""
+    out: dict[str, Any] = {}
+    main = _report_at(suite, primary_tau)
+    out["draws"] = main.uncertainty.draws if main.uncertainty is not None else None
+    for col, part, key in INTERVAL_METRICS:
+        for t in (taus if col in _PER_TAU else (primary_tau,)):
+            r = _report_at(suite, t)
+            ivs = getattr(r, part).interval or {}
+            iv = ivs.get(key)
+            name = f"{col}@{tau_label(t)}" if col in _PER_TAU else col
+            lo, hi = interval_columns(name)
+            out[lo], out[hi] = (iv.low, iv.high) if iv is not None else (None, None)
+    return out
 
 
 def strength_moves(sf: SummaryFile, report: EvaluationReport, top: int) -> list[dict[str, Any]]:

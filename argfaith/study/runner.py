@@ -37,7 +37,7 @@ from typing import Any
 
 from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.mining.classifiers.base import RelationClassifier
-from argfaith.study.config import StudyConfig, digest_json, resolve_baselines
+from argfaith.study.config import SLOW_DRAWS, StudyConfig, digest_json, resolve_baselines
 from argfaith.study.corpus import DebateItem, StudyCorpus, SummaryFile, debate_digest, discover_study
 from argfaith.study.fingerprint import FingerprintedClassifier, classifier_fingerprint, fingerprint_tag
 from argfaith.study.store import Manifest, StudyPaths, atomic_write_json, atomic_write_text, read_json_file
@@ -369,6 +369,7 @@ def _process_summary(
         q, [qs], taus=taus, epsilon=cfg.epsilon, tolerance=cfg.tolerance, explain=False, method=cfg.solver,
         max_iter=cfg.max_iter, tol=cfg.tol, include_qbafs=True,
         source_path=str(paths.source_qbaf(task.tag, did)), summary_paths=[str(sf.path)], semantics=list(cfg.semantics),
+        draws=cfg.draws, slow_draws=SLOW_DRAWS,
     )
     main = next(r for r in suite.reports if r.settings.tau == cfg.primary_tau)
     exps = _explanations(q, qs, main, cfg)
@@ -387,7 +388,7 @@ def _process_summary(
         })
         for r in suite.reports
     ]
-    full = EvaluationSuite(reports=reports, sensitivity=suite.sensitivity, semantics_sweep=suite.semantics_sweep)
+    full = EvaluationSuite(reports=reports, sensitivity=suite.sensitivity, semantics_sweep=suite.semantics_sweep, p_better=suite.p_better)
     rel_json = paths.report(did, sf.variant, ".json")
     atomic_write_text(rel_json, full.to_json())
     report_link = f"reports/{did}/{sf.variant}.json"
@@ -408,7 +409,7 @@ def _process_summary(
     row = summary_row(
         sf, full, cfg.taus, cfg.primary_tau, units=(q.info.get("units")), text_baselines=tb,
         source_pairs=source_pairs, summary_pairs=summary_pairs, timings=timings, report=report_link, note=note,
-        debate_note=debate_note,
+        debate_note=debate_note, intervals=cfg.draws > 0,
     )
     _write_row(
         paths, sf, item_key, "ok", row,

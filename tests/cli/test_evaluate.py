@@ -149,6 +149,40 @@ def test_html_out(tmp_path, capsys):
     assert "wrote html report" in err
 
 
+# ---------------------------------------------------------------------------- error bars (issue 23)
+def test_draws_error_bars_through_the_entry_point(uncertain_paper_dir):
+    """`--draws K` on QBAFs whose relations carry probabilities: the terminal table shows value
+    [low, high] and says what the intervals cover; the JSON has the documented keys; the same
+    command without --draws prints the table it printed before error bars existed."""
+    args = ["--source", str(uncertain_paper_dir / "q.json"), "--summary", str(uncertain_paper_dir / "qa.json"),
+            "--summary", str(uncertain_paper_dir / "qb.json")]
+    r = run(*args, "--draws", "50", "--format", "table")
+    assert r.returncode == 0, r.stderr
+    j = run(*args, "--draws", "50", "--format", "json", "--no-qbafs")
+    assert j.returncode == 0, j.stderr
+    suite = json.loads(j.stdout)
+    qa = suite["reports"][0]
+    assert qa["uncertainty"]["draws"] == 50 and qa["uncertainty"]["summary_uncertain_pairs"] == 2
+    bc, iv = qa["pairwise"]["balance_consistency"], qa["pairwise"]["interval"]["balance_consistency"]
+    assert set(iv) == {"mean", "low", "high", "draws"} and iv["low"] <= iv["mean"] <= iv["high"]
+    assert f"{bc:.2f} [{iv['low']:.2f}, {iv['high']:.2f}]" in r.stdout
+    words = " ".join(r.stdout.split())  # the note under the table wraps at the terminal's width
+    assert "central 90% of 50 sampled labellings" in words and "not annotation disagreement" in words
+    assert set(qa["pairwise"]["per_proposal"]["p1"]["probability"]) == {"balance_consistent", "epsilon_accurate", "side_change"}
+    assert {(row["a"], row["b"]) for row in suite["p_better"]} == {("qa", "qb"), ("qb", "qa")}
+    assert "P(A better)" in r.stdout
+    # --interval-level changes the interval and says so
+    r80 = run(*args, "--draws", "50", "--interval-level", "0.8", "--format", "table")
+    assert r80.returncode == 0 and "central 80% of 50" in " ".join(r80.stdout.split())
+    # no --draws: no error bars, and the table of the files without probabilities is unchanged
+    plain = run(*args, "--format", "table")
+    before = run("--source", str(PAPER / "q.json"), "--summary", str(PAPER / "qa.json"), "--summary", str(PAPER / "qb.json"),
+                 "--format", "table")
+    assert plain.returncode == 0 and "[" not in plain.stdout.split("Faithfulness metrics")[1].split("Proposal strengths")[0]
+    assert "sampled labellings" not in plain.stdout and "P(A better)" not in plain.stdout
+    assert plain.stdout.replace(str(uncertain_paper_dir), "DIR") == before.stdout.replace(str(PAPER), "DIR")
+
+
 def test_cyclic_summary_warning_and_strict(tmp_path, capsys):
     q = {"arguments": [{"id": "p1", "kind": "proposal"}, {"id": "s1"}], "attacks": [["s1", "p1"]]}
     cyc = {"name": "cyc", "arguments": [{"id": "p1", "kind": "proposal"}, {"id": "a", "base_score": 1.0}, {"id": "b", "base_score": 1.0}],

@@ -51,6 +51,24 @@ def test_study_runs_and_resumes(tmp_path: Path) -> None:
     assert r2.returncode == 0 and "6 reused from an earlier run, 0 done now" in r2.stdout
 
 
+def test_study_draws_through_the_entry_point(tmp_path: Path) -> None:
+    """--draws K (issue 23): interval columns in table.csv, value [low, high] in table3.md, and a
+    rerun with the same K reuses everything. The features classifier gives class probabilities."""
+    out = tmp_path / "out"
+    args = ["--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"), "--out", str(out),
+            "--classifier", "features", "--baselines", "none", "--tau", "0.2", "--no-plots", "--draws", "20"]
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    rows = [x for x in csv.DictReader(open(out / "table.csv", encoding="utf-8")) if x["status"] == "ok"]
+    assert len(rows) == 5 and all(x["draws"] == "20" for x in rows)
+    assert all(float(x["pi_bc_low@0.2"]) <= float(x["pi_bc_high@0.2"]) for x in rows)
+    assert any(float(x["pi_bc_low@0.2"]) < float(x["pi_bc_high@0.2"]) for x in rows)
+    x = rows[0]
+    assert f"{float(x['pi_bc@0.2']):.2f} \\[{float(x['pi_bc_low@0.2']):.2f}, {float(x['pi_bc_high@0.2']):.2f}\\]" in (out / "table3.md").read_text()
+    r2 = run(*args)
+    assert r2.returncode == 0 and "6 reused from an earlier run, 0 done now" in r2.stdout
+
+
 def test_claude_without_key_prints_the_cost_estimate(tmp_path: Path) -> None:
     out = tmp_path / "out"
     r = run("--debates", str(FIX / "ep_debates"), "--summaries", str(FIX / "ep_summaries"), "--out", str(out),

@@ -8,7 +8,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
-from argfaith.metrics.report import EvaluationReport, EvaluationSuite, SemanticsSweepRow, SensitivityRow, distinct_names, short_name
+from argfaith.metrics.report import (
+    EvaluationReport,
+    EvaluationSuite,
+    Interval,
+    PBetterRow,
+    SemanticsSweepRow,
+    SensitivityRow,
+    distinct_names,
+    short_name,
+)
 
 __all__ = [
     "Reportish",
@@ -22,6 +31,12 @@ __all__ = [
     "semantics_name",
     "fmt",
     "fmt_signed",
+    "fmt_interval",
+    "interval_note",
+    "verdict_probabilities",
+    "PBetterLine",
+    "p_better_lines",
+    "P_BETTER_NOTE",
     "column_labels",
     "short_name",
     "report_label",
@@ -58,6 +73,107 @@ def fmt(v: float | int | None, digits: int = 2) -> str:
 
 def fmt_signed(v: float | None, digits: int = 3) -> str:
     return UNDEFINED if v is None else f"{v:+.{digits}f}"
+
+
+def fmt_interval(v: float | int | None, iv: Interval | None, digits: int = 2) -> str:
+    """``value [low, high]``: the value of the mined labelling, then the central interval of the
+    sampled labellings (issue 23); plain :func:`fmt` without an interval.
+
+    The interval is not centred on the value (metrics are bounded and σ moves by steps), and the
+    value of the single most likely labelling may even lie outside it, so it is printed as its
+    two ends rather than as ± a half-width.
+
+    >>> fmt_interval(0.5, Interval(mean=0.7, low=0.5, high=1.0, draws=100))
+    '0.50 [0.50, 1.00]'
+    >>> fmt_interval(0.5, None)
+    '0.50'
+    """
+    if iv is None:
+        return fmt(v, digits)
+    if iv.low is None or iv.high is None:
+        return f"{fmt(v, digits)} [{UNDEFINED}]"  # undefined in every draw
+    return f"{fmt(v, digits)} [{iv.low:.{digits}f}, {iv.high:.{digits}f}]"
+
+
+def _interval(intervals: dict[str, Interval] | None, key: str) -> Interval | None:
+    return None if intervals is None else intervals.get(key)
+
+
+def _level(level: float) -> str:
+    return f"{100 * level:g}%"
+
+
+def interval_note(reports: list[EvaluationReport]) -> str | None:
+    """The sentence under a metric table with error bars: what ``[low, high]`` is, how many pairs
+    were uncertain, and what the intervals cover (:data:`~argfaith.metrics.evaluate.INTERVAL_COVERS`,
+    carried by the report). None when no report has error bars."""
+    with_u = [r for r in reports if r.uncertainty is not None]
+    if not with_u:
+        return None
+    u = with_u[0].uncertainty
+    assert u is not None
+    names = summary_names(reports)
+    per: dict[str, int] = {}
+    for r in with_u:
+        assert r.uncertainty is not None
+        per.setdefault(names[_summary_key(r)], r.uncertainty.summary_uncertain_pairs)
+    slow = "" if u.slow_draws >= u.draws else f" (π_dpc, π_ar, π_pcr: the first {u.slow_draws})"
+    if u.source_uncertain_pairs == 0 and not any(per.values()):
+        pairs = ("no candidate pair is uncertain (labels without probabilities, or every top class probability "
+                 f"≥ {u.fixed_at:g}): every interval has zero width")
+    else:
+        pairs = (f"uncertain pairs (top class probability < {u.fixed_at:g}): {u.source_uncertain_pairs} in Q, "
+                 + ", ".join(f"{n} in {name}" for name, n in per.items()))
+    return f"[low, high]: the central {_level(u.level)} of {u.draws} sampled labellings{slow}; {pairs}. The intervals cover {u.covers}."
+
+
+def verdict_probabilities(v: object) -> dict[str, float] | None:
+    """A :class:`~argfaith.metrics.report.ProposalVerdict`'s verdict probabilities over the draws
+    (``balance_consistent``, ``epsilon_accurate``, ``side_change``), None without error bars."""
+    return getattr(v, "probability", None)
+
+
+@dataclass(frozen=True)
+class PBetterLine:
+    """Two summaries compared on one metric at one τ over paired draws: P(A beats B), P(equal),
+    P(B beats A)."""
+
+    tau: float | None
+    a: str
+    b: str
+    metric: str  # the report's key (balance_consistency, ...)
+    symbol: str
+    p_a: float | None
+    p_tie: float | None
+    p_b: float | None
+
+
+#: What a P(better) table says (shown under it).
+P_BETTER_NOTE = ("P(A better): the share of paired draws (the same source labelling for both summaries) in which A's value "
+                 "is higher than B's; equal: the share with the same value.")
+
+_PAIRWISE_SYMBOLS = (("balance_consistency", "π_bc"), ("epsilon_accuracy", "π_εa"), ("d_preferability_consistency", "π_dpc"))
+
+
+def p_better_lines(rows: list[PBetterRow]) -> list[PBetterLine]:
+    """Each unordered pair of summaries once per τ and metric (π_bc, π_εa, π_dpc), in the order
+    of the rows; P(B better) is read from the reverse row."""
+    by = {(r.tau, r.a, r.b, r.metric): r for r in rows}
+    seen: set[tuple[float | None, frozenset[str]]] = set()
+    pairs = []
+    for r in rows:
+        k = (r.tau, frozenset((r.a, r.b)))
+        if k not in seen:
+            seen.add(k)
+            pairs.append((r.tau, r.a, r.b))
+    out = []
+    for tau, a, b in pairs:
+        for metric, sym in _PAIRWISE_SYMBOLS:
+            ab, ba = by.get((tau, a, b, metric)), by.get((tau, b, a, metric))
+            if ab is None:
+                continue
+            out.append(PBetterLine(tau, a, b, metric, sym, ab.p_better, ab.p_tie, ba.p_better if ba is not None else None))
+    return out
 
 
 def _summary_key(r: EvaluationReport) -> tuple[str, str]:
@@ -146,9 +262,13 @@ class MetricRow:
     baseline: bool = False
 
 
-def _row(label: str, symbol: str, reports: list[EvaluationReport], get: Callable[[EvaluationReport], object], src: object = "—", digits: int = 2, note: str = "") -> MetricRow:
-    s = src if isinstance(src, str) else fmt(src, digits)  # type: ignore[arg-type]
-    return MetricRow(label, symbol, s, tuple(fmt(get(r), digits) for r in reports), note)  # type: ignore[arg-type]
+def _row(label: str, symbol: str, reports: list[EvaluationReport], get: Callable[[EvaluationReport], object], src: object = "—", digits: int = 2, note: str = "",
+         interval: Callable[[EvaluationReport], Interval | None] | None = None, src_interval: Interval | None = None) -> MetricRow:
+    """One metric row; with ``interval`` (error bars, issue 23) each value is ``value [low, high]``."""
+    s = src if isinstance(src, str) else fmt_interval(src, src_interval, digits)  # type: ignore[arg-type]
+    if interval is None:
+        return MetricRow(label, symbol, s, tuple(fmt(get(r), digits) for r in reports), note)  # type: ignore[arg-type]
+    return MetricRow(label, symbol, s, tuple(fmt_interval(get(r), interval(r), digits) for r in reports), note)  # type: ignore[arg-type]
 
 
 def _with_baseline(rows: list[MetricRow], metric: str, reports: list[EvaluationReport]) -> list[MetricRow]:
@@ -179,19 +299,30 @@ def metric_rows(reports: list[EvaluationReport], *, baselines: bool = True) -> l
     def pw(rows: list[MetricRow], metric: str) -> list[MetricRow]:
         return _with_baseline(rows, metric, reports) if baselines else rows
 
+    def side_iv(key: str) -> Callable[[EvaluationReport], Interval | None]:
+        return lambda r: _interval(r.summary.interval, key)
+
+    def pair_iv(key: str) -> Callable[[EvaluationReport], Interval | None]:
+        return lambda r: _interval(r.pairwise.interval, key)
+
     rows = [
         _row("speech arguments", "|X_s|", reports, lambda r: r.summary.n_speech, r0.source.n_speech),
-        _row("argument relevance", "π_ar", reports, lambda r: r.summary.relevance, r0.source.relevance),
+        _row("argument relevance", "π_ar", reports, lambda r: r.summary.relevance, r0.source.relevance,
+             interval=side_iv("relevance"), src_interval=_interval(r0.source.interval, "relevance")),
         _row("mean pro-con ratio", "π_pcr", reports, lambda r: r.summary.pro_con_ratio_mean, r0.source.pro_con_ratio_mean,
+             interval=side_iv("pro_con_ratio_mean"), src_interval=_interval(r0.source.interval, "pro_con_ratio_mean"),
              note="paths read as " + ("simple paths" if r0.source.pro_con_reading == "simple" else "walks")
              + (" (budget ran out: lower bounds for " + ", ".join(sorted({p for r in reports for p in (*r.source.pro_con_incomplete, *r.summary.pro_con_incomplete)}))[:200] + ")"
                 if any(r.source.pro_con_incomplete or r.summary.pro_con_incomplete for r in reports) else "")),
         _row("undefined pro-con ratios", "#", reports, lambda r: len(r.summary.pro_con_ratio_undefined), len(r0.source.pro_con_ratio_undefined)),
     ]
     rows = pw([*rows, _row("d-preferability consistency", "π_dpc", reports, lambda r: r.pairwise.d_preferability_consistency,
-                            note="same credulous d-preferred acceptance")], "d_preferability_consistency")
-    rows = pw([*rows, _row("balance consistency", "π_bc", reports, lambda r: r.pairwise.balance_consistency)], "balance_consistency")
-    rows = pw([*rows, _row("ε-accuracy", "π_εa", reports, lambda r: r.pairwise.epsilon_accuracy, note=f"ε = {r0.settings.epsilon:g}")],
+                            note="same credulous d-preferred acceptance", interval=pair_iv("d_preferability_consistency"))],
+              "d_preferability_consistency")
+    rows = pw([*rows, _row("balance consistency", "π_bc", reports, lambda r: r.pairwise.balance_consistency,
+                           interval=pair_iv("balance_consistency"))], "balance_consistency")
+    rows = pw([*rows, _row("ε-accuracy", "π_εa", reports, lambda r: r.pairwise.epsilon_accuracy, note=f"ε = {r0.settings.epsilon:g}",
+                           interval=pair_iv("epsilon_accuracy"))],
               "epsilon_accuracy")
     if any(r.pairwise.has_supplementary for r in reports):
         rows = pw([*rows, _row("supplementary precision", "π_sap", reports, lambda r: r.pairwise.supplementary_precision if r.pairwise.has_supplementary else None)], "supplementary_precision")
@@ -244,8 +375,17 @@ def strength_rows(reports: list[EvaluationReport], *, compact: bool = False) -> 
         labels[0] = f"{labels[0]}{chr(10) if compact else ' '}τ={r0.settings.tau:g}"
     rows = []
     for p in r0.source.strengths:
-        rows.append((p, fmt(r0.source.strengths.get(p)), [fmt(r.summary.strengths.get(p)) if p in r.summary.strengths else "—" for r in shown]))
+        # With error bars, σ and σ* come with their intervals over the draws (issue 23).
+        src_iv = next((x for x in (_interval(_verdict_interval(r, p), "sigma_source") for r in shown) if x is not None), None)
+        rows.append((p, fmt_interval(r0.source.strengths.get(p), src_iv),
+                     [fmt_interval(r.summary.strengths.get(p), _interval(_verdict_interval(r, p), "sigma_summary"))
+                      if p in r.summary.strengths else "—" for r in shown]))
     return labels, rows
+
+
+def _verdict_interval(r: EvaluationReport, p: str) -> dict[str, Interval] | None:
+    v = r.pairwise.per_proposal.get(p)
+    return None if v is None else v.interval
 
 
 def sensitivity_table(rows: list[SensitivityRow]) -> tuple[list[float | None], list[tuple[str, dict[float | None, SensitivityRow]]]]:

@@ -25,7 +25,10 @@ from argfaith.metrics.render.common import (
     fmt_signed,
     framework_names,
     grouped_warnings,
+    interval_note,
     metric_rows,
+    P_BETTER_NOTE,
+    p_better_lines,
     primary_tau,
     report_label,
     semantics_name,
@@ -168,7 +171,12 @@ def render_html(obj: Reportish, *, title: str = "argfaith evaluation report", fu
     shown = [r for r in reports if r.settings.tau == tau0]
     matrix = provision_matrix(reports)
     debate_w, summary_w = grouped_warnings(reports)
+    note = interval_note(reports)
     return _env().get_template("report.html.j2").render(
+        interval_note=note,
+        interval_level=next((f"{100 * r.uncertainty.level:g}%" for r in reports if r.uncertainty is not None), ""),
+        p_better=p_better_lines(list(obj.p_better)) if isinstance(obj, EvaluationSuite) else [],
+        p_better_note=P_BETTER_NOTE,
         title=_title(title, reports),
         inputs=_inputs(reports),
         matrix=matrix,

@@ -14,7 +14,10 @@ from argfaith.metrics.render.common import (
     fmt_signed,
     framework_names,
     grouped_warnings,
+    interval_note,
     metric_rows,
+    P_BETTER_NOTE,
+    p_better_lines,
     primary_tau,
     report_label,
     semantics_name,
@@ -22,6 +25,7 @@ from argfaith.metrics.render.common import (
     sensitivity_table,
     strength_rows,
     tau_text,
+    verdict_probabilities,
 )
 from argfaith.metrics.report import EvaluationReport, EvaluationSuite
 
@@ -51,6 +55,32 @@ def _table(header: list[str], rows: list[list[str]], align: list[str] | None = N
     return out
 
 
+def _probabilities(v: object) -> str:
+    """The verdicts' probabilities over the draws (error bars, issue 23), or nothing."""
+    pr = verdict_probabilities(v)
+    if not pr:
+        return ""
+    return (f" Over the sampled labellings: P(π_bc ✓) = {pr['balance_consistent']:.2f}, "
+            f"P(π_εa ✓) = {pr['epsilon_accurate']:.2f}, P(side change) = {pr['side_change']:.2f}.")
+
+
+def _p_better(obj: EvaluationSuite) -> list[str]:
+    """P(one summary beats another) over paired draws, one line per pair and metric."""
+    lines = p_better_lines(list(obj.p_better))
+    if not lines:
+        return []
+    several = len({ln.tau for ln in lines}) > 1
+    head = (["τ"] if several else []) + ["summary A", "summary B", "metric", "P(A better)", "P(equal)", "P(B better)"]
+    body = [
+        ([("file" if ln.tau is None else f"{ln.tau:g}")] if several else [])
+        + [md_escape(ln.a), md_escape(ln.b), ln.symbol, fmt(ln.p_a), fmt(ln.p_tie), fmt(ln.p_b)]
+        for ln in lines
+    ]
+    align = (["---:"] if several else []) + ["---", "---", "---", "---:", "---:", "---:"]
+    return ["## Which summary is better? (paired draws of the relations)", "", *_table(head, body, align), "",
+            md_escape(P_BETTER_NOTE), ""]
+
+
 def _explanations(r: EvaluationReport, reports: list[EvaluationReport]) -> list[str]:
     if not r.explanations:
         return []
@@ -65,6 +95,7 @@ def _explanations(r: EvaluationReport, reports: list[EvaluationReport]) -> list[
         out.append(
             f"**{md_escape(p)}**: σ = {v.sigma_source:.3f} in the source, σ\\* = {v.sigma_summary:.3f} in the summary "
             f"(difference {v.difference:+.3f}); fails {', '.join(flags)}."
+            + _probabilities(v)
         )
         text = r.proposals.texts.get(p)
         if text:
@@ -138,6 +169,9 @@ def render_markdown(obj: Reportish) -> str:
     out += _table(["metric", "", *labels], rows, ["---", "---"] + ["---:"] * len(labels))
     out += ["", "n/a = undefined (denominator 0); — = not applicable to the source; ↳ the empty summary: a summary "
             "with no argument at all (σ* = 0.5 everywhere), which a real summary must beat.", ""]
+    note = interval_note(reports)
+    if note is not None:
+        out += [md_escape(note), ""]
     out += [f"## Proposal strengths σ ({md_escape(semantics_name(r0))}; Table 4 layout)", ""]
     slabels, srows = strength_rows(reports)
     slabels = [md_escape(c) for c in slabels]
@@ -149,6 +183,7 @@ def render_markdown(obj: Reportish) -> str:
     )
     out.append("")
     if isinstance(obj, EvaluationSuite):
+        out += _p_better(obj)
         taus, trows = sensitivity_table(list(obj.sensitivity))
         if len(taus) > 1:
             out += ["## Sensitivity to τ (Table 6 layout)", ""]

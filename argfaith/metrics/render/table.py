@@ -23,13 +23,17 @@ from argfaith.metrics.render.common import (
     fmt_signed,
     framework_names,
     grouped_warnings,
+    interval_note,
     metric_rows,
+    P_BETTER_NOTE,
+    p_better_lines,
     primary_tau,
     report_label,
     semantics_name,
     semantics_sweep_table,
     sensitivity_table,
     strength_rows,
+    verdict_probabilities,
 )
 from argfaith.metrics.report import EvaluationReport, EvaluationSuite
 
@@ -134,8 +138,10 @@ def _strengths_table(reports: list[EvaluationReport], width: int, compact: bool)
     texts = {sid.get(p, p): t for p, t in reports[0].proposals.texts.items()}
     for lab in labels:
         t.add_column(_t(lab), justify="right", no_wrap=True)
-    # Proposal texts only when there is room; explanations quote them anyway.
-    used = _width([p for p, _, _ in rows] + ["proposal"]) + sum(max(_width([lab]), 4) + 3 for lab in labels) + 4
+    # Proposal texts only when there is room; explanations quote them anyway. (A column is at
+    # least 4 wide: "0.32"; with error bars its values are wider: "0.32 [0.20, 0.45]".)
+    cols = [[a for _, a, _ in rows]] + [[vals[i] for _, _, vals in rows] for i in range(len(labels) - 1)]
+    used = _width([p for p, _, _ in rows] + ["proposal"]) + sum(max(_width([lab]), 4, _width(c)) + 3 for lab, c in zip(labels, cols)) + 4
     room = min(70, width - used - 3)
     show_text = room >= 30
     if show_text:
@@ -221,6 +227,34 @@ def _semantics_sweep(obj: EvaluationSuite, tau0: float | None) -> Table | None:
     return t
 
 
+def _p_better(obj: EvaluationSuite) -> list[object]:
+    """P(one summary beats another) over paired draws (issue 23), one line per pair and metric."""
+    lines = p_better_lines(list(obj.p_better))
+    if not lines:
+        return []
+    several = len({ln.tau for ln in lines}) > 1
+    t = Table(title="Which summary is better? P over paired draws of the relations", title_justify="left")
+    if several:
+        t.add_column("τ", justify="right", no_wrap=True)
+    for head in ("summary A", "summary B"):
+        t.add_column(head, overflow="fold")
+    t.add_column("metric", no_wrap=True)
+    for head in ("P(A better)", "P(equal)", "P(B better)"):
+        t.add_column(head, justify="right", no_wrap=True)
+    for ln in lines:
+        tau = [_t("file" if ln.tau is None else f"{ln.tau:g}")] if several else []
+        t.add_row(*tau, _t(ln.a), _t(ln.b), _t(ln.symbol), _t(fmt(ln.p_a)), _t(fmt(ln.p_tie)), _t(fmt(ln.p_b)))
+    return [t, _t(P_BETTER_NOTE, "dim")]
+
+
+def _probabilities(v: object) -> str:
+    """``  P(π_bc ✓) 0.35, P(π_εa ✓) 0.20`` after a verdict line when the report has error bars."""
+    pr = verdict_probabilities(v)
+    if not pr:
+        return ""
+    return f"  P(π_bc ✓) {pr['balance_consistent']:.2f}, P(π_εa ✓) {pr['epsilon_accurate']:.2f}"
+
+
 def _explanations(r: EvaluationReport, reports: list[EvaluationReport]) -> list[object]:
     out: list[object] = []
     if not r.explanations:
@@ -246,7 +280,7 @@ def _explanations(r: EvaluationReport, reports: list[EvaluationReport]) -> list[
             flags.append("π_dpc ✗")
         line = Text.assemble(
             (f"  {p}", "bold"), f"  σ {v.sigma_source:.3f} → σ* {v.sigma_summary:.3f} ({v.difference:+.3f})  ",
-            (" ".join(flags), "red"),
+            (" ".join(flags), "red"), (_probabilities(v), "dim"),
         )
         out.append(line)
         if e is None:
@@ -333,8 +367,13 @@ def table_renderables(obj: Reportish, width: int = 120) -> list[object]:
     terminal: the overview (verdicts and the provisions × summaries matrix) first."""
     reports = as_reports(obj)
     compact = _needs_compact(reports, width)
-    parts: list[object] = [*_overview(reports, width), *_metrics_tables(reports, compact, width), _strengths_table(reports, width, compact)]
+    parts: list[object] = [*_overview(reports, width), *_metrics_tables(reports, compact, width)]
+    note = interval_note(reports)
+    if note is not None:  # error bars (issue 23): what [low, high] is and what it covers
+        parts.append(_t(note, "dim"))
+    parts.append(_strengths_table(reports, width, compact))
     if isinstance(obj, EvaluationSuite):
+        parts.extend(_p_better(obj))
         s = _sensitivity(obj, width, _sensitivity_codes(reports, width))
         if s is not None:
             parts.append(s)

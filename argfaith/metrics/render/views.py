@@ -88,6 +88,12 @@ class SideCell:
     dpc: bool
     accepted: bool
     n_arguments: int | None
+    #: With error bars (issue 23): σ*'s central interval over the draws, and the share of draws in
+    #: which each verdict holds (π_bc, π_εa) and in which σ* is on the other side of 0.5.
+    interval: tuple[float, float] | None = None
+    p_balance: float | None = None
+    p_epsilon: float | None = None
+    p_side_change: float | None = None
 
 
 @dataclass
@@ -106,6 +112,23 @@ class ProposalCard:
     aligned: bool = False
     # "pro" | "con" → per column (debate first): why that column lists no argument ("" = it lists some)
     notes: dict[str, list[str]] = field(default_factory=dict)
+    interval: tuple[float, float] | None = None  # σ's central interval over the draws (error bars)
+
+
+def _ends(intervals: Any, key: str) -> tuple[float, float] | None:
+    """(low, high) of ``intervals[key]`` (a verdict's error bars), None when absent or undefined."""
+    iv = (intervals or {}).get(key)
+    return None if iv is None or iv.low is None or iv.high is None else (iv.low, iv.high)
+
+
+def _source_interval(shown: list[EvaluationReport], p: str) -> tuple[float, float] | None:
+    """σ(p)'s interval in the debate: the same in every report of one τ (paired draws)."""
+    for r in shown:
+        v = r.pairwise.per_proposal.get(p)
+        ends = _ends(v.interval, "sigma_source") if v is not None else None
+        if ends is not None:
+            return ends
+    return None
 
 
 def _membership(a: Any) -> str:
@@ -182,16 +205,20 @@ def proposal_cards(reports: list[EvaluationReport]) -> list[ProposalCard]:
                 continue
             ok = ok and v.balance_consistent and v.epsilon_accurate and v.d_preferability_consistent
             e = ex.get(p)
+            pr = v.probability or {}
             heads.append(SideCell(
                 code=codes[_summary_key(r)], name=names[_summary_key(r)], sigma=v.sigma_summary, difference=v.difference,
                 balance=v.balance_consistent, epsilon=v.epsilon_accurate, dpc=v.d_preferability_consistent,
                 accepted=v.accepted_summary, n_arguments=e.summary.n_arguments if e else None,
+                interval=_ends(v.interval, "sigma_summary"), p_balance=pr.get("balance_consistent"),
+                p_epsilon=pr.get("epsilon_accurate"), p_side_change=pr.get("side_change"),
             ))
         e0 = ex_by[0].get(p)
         card = ProposalCard(
             id=p, short_id=sid.get(p, p), text=" ".join((r0.proposals.texts.get(p) or "").split()), sigma=sigma,
             accepted=p in r0.source.accepted, n_source_arguments=e0.source.n_arguments if e0 else None,
             heads=heads, ok=ok, aligned=any(r.alignment is not None for r in shown),
+            interval=_source_interval(shown, p),
         )
         if e0 is not None:
             _fill(card, e0, [ex.get(p) for ex in ex_by], sid, [short_ids([a.id for a in (ex.get(p).summary.arguments if ex.get(p) else [])]) for ex in ex_by], spk)

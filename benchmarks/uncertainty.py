@@ -164,6 +164,8 @@ def timing(a: argparse.Namespace) -> dict:
     fq, fs = a.cache / f"{did}-offline.json", a.cache / f"{did}-{a.variant}-offline.json"
     debate = load_debate(a.data / "ep_debates" / "debates" / did)
     clf = make_classifier("offline")
+    if a.source is not None:
+        fq = a.source  # a debate QBAF mined earlier (e.g. by the self-test), with its relation distribution
     if not fq.exists():
         t0 = time.perf_counter()
         save_qbaf(mine_debate(debate, clf).qbaf, fq)
@@ -227,6 +229,7 @@ def main() -> None:
     t.add_argument("--variant", default="claude_structured_en")
     t.add_argument("--draws-list", type=lambda s: [int(x) for x in s.split(",")], default=[0, 50, 100, 200])
     t.add_argument("--repeat", type=int, default=3)
+    t.add_argument("--source", type=Path, default=None, help="use this mined debate QBAF instead of mining one")
     a = ap.parse_args()
     if a.cmd == "coverage":
         _save("coverage", coverage(a))

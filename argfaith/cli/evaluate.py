@@ -17,11 +17,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
+
 from argfaith.cli._app import app
 from argfaith.cli._help import GroupedCommand
 from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, NONNEGATIVE, SEMANTICS, UNIT
 from argfaith.cli.engine import SolverMethod
-from argfaith.metrics.settings import AlignmentSettings, InputSettings, MetricSettings, OutputSettings
+from argfaith.metrics.settings import DRAWS_WHEN_MINING, AlignmentSettings, InputSettings, MetricSettings, OutputSettings
 from argfaith.mining.guards import DEFAULT_MAX_PAIRS
 from argfaith.mining.settings import MiningSettings
 
@@ -300,7 +302,7 @@ def evaluate(
     candidates: Annotated[str, typer.Option(rich_help_panel=_MINE, help="Candidate pairs when mining: all | topk:K | random:K | cascade:P.")] = "all",
     max_pairs: Annotated[int, typer.Option("--max-pairs", callback=ITERATIONS, rich_help_panel=_MINE, help=f"Refuse to mine a document with more candidate pairs than this, before any pair is classified (default {DEFAULT_MAX_PAIRS:,}: every EP debate fits; a 1 MB text is 60 million).")] = DEFAULT_MAX_PAIRS,
     mined_dir: Annotated[Optional[Path], typer.Option(rich_help_panel=_MINE, help="Where mined QBAFs and their resumable checkpoints go (default: $ARGFAITH_CACHE/mined/<debate>-<hash>).")] = None,
-    summary_pairs: Annotated[str, typer.Option("--summary-pairs", rich_help_panel=_MINE, help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
+    summary_pairs: Annotated[str, typer.Option("--summary-pairs", rich_help_panel=_MINE, help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = DEFAULT_SUMMARY_PAIRS,
     summary_units: Annotated[str, typer.Option("--summary-units", rich_help_panel=_MINE, help="Summary argument units: default (structural rules + argumentativeness classifier) | rules (rules only) | v1 (before issue 21).")] = "default",
     tau: Annotated[Optional[str], typer.Option("--tau", rich_help_panel=_MET, help="Speech base score(s) applied to both QBAFs, e.g. 0.2 or 0.15,0.2,0.25 (Table 6 sweep). Default: as in the files.")] = None,
     epsilon: Annotated[float, typer.Option(callback=EPSILON, rich_help_panel=_MET, help="ε of ε-accuracy π_εa, in (0, 1].")] = 0.1,
@@ -315,7 +317,7 @@ def evaluate(
     path_budget: Annotated[int, typer.Option(callback=ITERATIONS, rich_help_panel=_MET, help="--pcr-reading simple: search steps per proposal (>= 1) before the result is reported as a lower bound.")] = 200_000,
     explain: Annotated[bool, typer.Option(rich_help_panel=_MET, help="Per-proposal explanations (arguments ranked by influence).")] = True,
     explain_top: Annotated[int, typer.Option(callback=COUNT, rich_help_panel=_MET, help="Arguments kept per proposal and side in explanations (0 = all).")] = 10,
-    draws: Annotated[int, typer.Option("--draws", callback=COUNT, rich_help_panel=_MET, help="Error bars: sample this many labellings of the uncertain candidate pairs from the classifier's calibrated probabilities and report each metric's mean and 90% interval (0 = no error bars; QBAFs without probabilities have certain relations).")] = 0,
+    draws: Annotated[Optional[int], typer.Option("--draws", callback=COUNT, rich_help_panel=_MET, help="Error bars: sample this many labellings of the uncertain candidate pairs from the classifier's calibrated probabilities and report each metric's mean and 90% interval (0 = no error bars; QBAFs without probabilities have certain relations). Default: 100 when --debate is mined in this run (≈2 s on a 300-sentence debate, next to minutes of mining), 0 for QBAF files (sampling would multiply the run time).")] = None,
     interval_level: Annotated[float, typer.Option("--interval-level", callback=UNIT, rich_help_panel=_MET, help="Central interval of the draws, in (0, 1].")] = 0.9,
     alignment: Annotated[Optional[list[Path]], typer.Option("--alignment", rich_help_panel=_ALIGN, help="Alignment file (JSON/JSONL/CSV) of source→summary speech arguments; one per --summary.")] = None,
     align: Annotated[Optional[AlignMethod], typer.Option("--align", rich_help_panel=_ALIGN, help="Align speech arguments automatically.")] = None,
@@ -353,7 +355,8 @@ def evaluate(
         tol=tol, strict=strict, pcr_reading=pcr_reading.value, path_budget=path_budget, explain=explain,
         explain_top=explain_top or None, coverage_k=coverage_k or None, coverage_salience=coverage_salience.value,
         baselines=tuple(wanted), bertscore_model=bertscore_model, nli_model=nli_model,
-        draws=draws, interval_level=interval_level,
+        draws=draws if draws is not None else (DRAWS_WHEN_MINING if inputs.debate is not None else 0),
+        interval_level=interval_level,
     )
     align_settings = AlignmentSettings(
         files=tuple(alignment or ()), method=align.value if align else None, threshold=align_threshold,

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
+
 from argfaith.cli._app import app
 from argfaith.cli._options import ITERATIONS, TAU
 from argfaith.cli.engine import TableOrJson as DryRunFormat
@@ -133,7 +135,7 @@ def mine(
     candidates: Annotated[str, typer.Option(help="Candidate pairs: all | topk:K | random:K | cascade:P.")] = "all",
     units: Annotated[UnitsOption, typer.Option(help="Speech arguments: human spans, sentences, or auto (spans when the debate has them).")] = UnitsOption.auto,
     unit_filter: Annotated[UnitFilter, typer.Option(help="default: drop the chair's procedural lines, stage directions, headers, fragments; none: keep all units.")] = UnitFilter.default,
-    summary_pairs: Annotated[str, typer.Option("--summary-pairs", help="With --summary: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
+    summary_pairs: Annotated[str, typer.Option("--summary-pairs", help="With --summary: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = DEFAULT_SUMMARY_PAIRS,
     summary_units: Annotated[str, typer.Option("--summary-units", help="With --summary and --unit-filter default: default (structural rules + argumentativeness classifier) | rules | v1.")] = "default",
     segmenter: Annotated[str, typer.Option(help="Automatic units: rules | rules-plain | lines (sentences) | llm[:MODEL] (Claude's argument units, exact passages of the text; cached; needs ANTHROPIC_API_KEY).")] = "rules",
     tau: Annotated[float, typer.Option(callback=TAU, help="Base score τ of speech arguments, in [0, 1].")] = 0.2,

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
+
 from argfaith.cli._app import app
 from argfaith.cli._options import COUNT, EPSILON, TAU
 from argfaith.cli.engine import TableOrJson
@@ -35,7 +37,7 @@ def selftest(
     undiscussed: Annotated[int, typer.Option(callback=COUNT, help="Per summary, also fabricate about this many provisions it does not discuss (rules).")] = 1,
     tau: Annotated[float, typer.Option(callback=TAU, help="Speech base score τ, in [0, 1].")] = 0.2,
     epsilon: Annotated[float, typer.Option(callback=EPSILON, help="ε of π_εa, in (0, 1].")] = 0.1,
-    summary_pairs: Annotated[str, typer.Option(help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
+    summary_pairs: Annotated[str, typer.Option(help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = DEFAULT_SUMMARY_PAIRS,
     summary_units: Annotated[str, typer.Option(help="Summary argument units: default (structural rules + argumentativeness classifier) | rules (rules only) | v1 (the units before issue 21).")] = "default",
     draws: Annotated[int, typer.Option(callback=COUNT, help="Sampled labellings per distortion for P(σ*(p) moved the expected way); 0 = point estimates only.")] = 100,
     controls: Annotated[bool, typer.Option("--controls/--no-controls", help="Evaluate the empty-summary and wrong-debate controls.")] = True,

@@ -21,6 +21,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
+
 from argfaith.cli._app import app
 from argfaith.cli._options import COUNT, EPSILON, ITERATIONS, SEMANTICS
 from argfaith.cli.engine import TableOrJson as DryRunFormat
@@ -216,7 +218,7 @@ def study(
     data: Annotated[Optional[Path], typer.Option(help="Data folder holding ep_debates/ and ep_summaries/ (default: $ARGFAITH_DATA).")] = None,
     classifier: Annotated[Optional[str], typer.Option(help="offline | claude[:MODEL] | recorded:FILE | ... (default: claude with ANTHROPIC_API_KEY, else offline).")] = None,
     candidates: Annotated[str, typer.Option(help="Candidate pairs: all | topk:K | random:K | cascade:P.")] = "all",
-    summary_pairs: Annotated[str, typer.Option(help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = "all",
+    summary_pairs: Annotated[str, typer.Option(help="Summary candidate pairs: all (every ordered pair, the paper) | ordered (sentence → provisions and earlier sentences) | proposals (sentence → provisions only).")] = DEFAULT_SUMMARY_PAIRS,
     units: Annotated[str, typer.Option(help="Source speech arguments: auto (human spans when annotated) | spans | sentences.")] = "auto",
     segmenter: Annotated[str, typer.Option(help="Sentence segmenter: rules | rules-plain | lines.")] = "rules",
     tau: Annotated[str, typer.Option(help="Speech base score(s) τ, e.g. 0.15,0.2,0.25 (Table 6); tables use 0.2 when listed.")] = "0.15,0.2,0.25",

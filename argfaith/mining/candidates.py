@@ -48,6 +48,7 @@ __all__ = [
     "source_candidates",
     "summary_candidates",
     "SUMMARY_PAIR_POLICIES",
+    "DEFAULT_SUMMARY_PAIRS",
     "SummaryPairs",
     "count_source_candidates",
     "count_summary_candidates",
@@ -86,10 +87,13 @@ def source_candidates(
 #: Summary candidate policies (``--summary-pairs``): which pairs of a summary's QBAF are judged.
 SUMMARY_PAIR_POLICIES = ("all", "ordered", "proposals")
 SummaryPairs = Literal["all", "ordered", "proposals"]
+#: The summary candidate policy used unless one is asked for (issue 21: chosen by the self-test's
+#: detection rates, benchmarks/selftest.md; "all" is the paper's).
+DEFAULT_SUMMARY_PAIRS: SummaryPairs = "all"
 
 
 def summary_candidates(
-    speech: Sequence[ArgumentUnit], proposals: Sequence[ArgumentUnit], pairs: SummaryPairs = "all"
+    speech: Sequence[ArgumentUnit], proposals: Sequence[ArgumentUnit], pairs: SummaryPairs = DEFAULT_SUMMARY_PAIRS
 ) -> list[CandidatePair]:
     """Candidate pairs of a summary's QBAF, source by source in text order.
 
@@ -119,7 +123,7 @@ def count_source_candidates(n_speech: int, n_proposals: int) -> int:
     return n_speech * (n_speech - 1) // 2 + n_speech * n_proposals
 
 
-def count_summary_candidates(n_speech: int, n_proposals: int, pairs: SummaryPairs = "all") -> int:
+def count_summary_candidates(n_speech: int, n_proposals: int, pairs: SummaryPairs = DEFAULT_SUMMARY_PAIRS) -> int:
     """The size of :func:`summary_candidates` under a policy: n(n−1) + n·p (``all``),
     n(n−1)/2 + n·p (``ordered``), n·p (``proposals``)."""
     between = {"all": n_speech * (n_speech - 1), "ordered": n_speech * (n_speech - 1) // 2, "proposals": 0}[pairs]

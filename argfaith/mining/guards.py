@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from argfaith.errors import ConfigurationError
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
 from argfaith.mining.language import LanguageGuess, detect_language, language_name
 
 __all__ = [
@@ -64,7 +65,7 @@ class PairCount:
 
 def count_pairs(
     debate: Any, summaries: Sequence[Any] = (), *, units: str = "auto", names: Sequence[str] | None = None,
-    summary_pairs: str = "all",
+    summary_pairs: str = DEFAULT_SUMMARY_PAIRS,
 ) -> list[PairCount]:
     """Candidate pairs of the debate and of each summary (``candidates=all``; summaries under the
     ``summary_pairs`` policy of :func:`argfaith.mining.candidates.count_summary_candidates`), from

@@ -31,6 +31,7 @@ from argfaith.datasets.labels import ATTACK, LABELS, NO_RELATION, SUPPORT, norma
 from argfaith.errors import ConfigurationError, DataFormatError
 from argfaith.mining.build import Relation, build_source_qbaf, build_summary_qbaf
 from argfaith.mining.candidates import (
+    DEFAULT_SUMMARY_PAIRS,
     CandidatePair,
     Pruner,
     SummaryPairs,
@@ -225,7 +226,7 @@ def plan_summary(
     cheap_classifier: CheapClassifierFactory | None = None,
     seed: int = 0,
     name: str | None = None,
-    pairs: SummaryPairs = "all",
+    pairs: SummaryPairs = DEFAULT_SUMMARY_PAIRS,
 ) -> MiningPlan:
     """Units and candidate pairs of a summary's QBAF: its sentences, the debate's proposals, and
     the pairs of the summary candidate policy ``pairs`` (:func:`~argfaith.mining.candidates.summary_candidates`:
@@ -572,7 +573,7 @@ def mine_summary(
     seed: int = 0,
     name: str | None = None,
     info: Mapping[str, Any] | None = None,
-    pairs: SummaryPairs = "all",
+    pairs: SummaryPairs = DEFAULT_SUMMARY_PAIRS,
 ) -> MiningResult:
     """Mine a summary's QBAF anchored on the debate's proposals: :func:`plan_summary` then
     :func:`run_plan` (``pairs``: the summary candidate policy)."""

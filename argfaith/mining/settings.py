@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from argfaith.errors import ConfigurationError
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
 from argfaith.mining.guards import DEFAULT_MAX_PAIRS
 
 __all__ = ["MiningSettings"]
@@ -37,7 +38,7 @@ class MiningSettings:
     candidates: str = "all"
     mined_dir: Path | None = None
     max_pairs: int | None = DEFAULT_MAX_PAIRS
-    summary_pairs: str = "all"  # summary candidate policy (issue 21): all | ordered | proposals
+    summary_pairs: str = DEFAULT_SUMMARY_PAIRS  # summary candidate policy (issue 21): all | ordered | proposals
     summary_units: str = "default"  # summary unit policy: default | rules | v1
 
     def __post_init__(self) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from argfaith.datasets.provision_ids import PROVISION_ID_SCHEME
 from argfaith.errors import ConfigurationError, MissingExtraError
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
 from argfaith.mining.units import SUMMARY_UNITS_VERSION
 
 __all__ = ["StudyConfig", "SLOW_DRAWS", "EXECUTORS", "check_executor", "BASELINES", "resolve_baselines", "digest_json", "STUDY_FORMAT_VERSION"]
@@ -175,7 +176,7 @@ class StudyConfig:
     out: Path
     classifier: str = "offline"
     candidates: str = "all"
-    summary_pairs: str = "all"
+    summary_pairs: str = DEFAULT_SUMMARY_PAIRS
     units: str = "auto"
     segmenter: str = "rules"
     seed: int = 0

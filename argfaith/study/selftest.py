@@ -39,6 +39,7 @@ from typing import Any
 
 from argfaith.datasets.labels import NO_RELATION
 from argfaith.errors import ConfigurationError, DataFormatError
+from argfaith.mining.candidates import DEFAULT_SUMMARY_PAIRS
 from argfaith.mining.classifiers.base import PairQuery, Prediction, ProgressCallback, RelationClassifier, Usage
 from argfaith.mining.units import SUMMARY_UNITS_VERSION
 from argfaith.mining.distort import EXPECTED, KINDS, Distortion, SummaryEdit, apply_edits, rule_distortions, sentences_about
@@ -220,7 +221,7 @@ class SelftestConfig:
     only: tuple[str, ...] = ()
     seed: int = 0
     chunk_size: int = 2000
-    summary_pairs: str = "all"
+    summary_pairs: str = DEFAULT_SUMMARY_PAIRS
     summary_units: str = "default"
     #: Sampled labellings per distortion for P(σ*(p) moved the expected way) (issue 23); 0 = off.
     draws: int = 100

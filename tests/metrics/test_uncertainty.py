@@ -109,3 +109,18 @@ def test_pairwise_metric_distribution_matches_enumeration():
 
 def test_probability_better_counts_ties_apart():
     assert probability_better(np.array([1.0, 0.5, 0.2]), np.array([0.5, 0.5, 0.4])) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
+
+
+def test_vectorised_draw_stacking_equals_the_loop_over_draws():
+    from argfaith.metrics.uncertainty import _stack_draws
+
+    rng = np.random.default_rng(3)
+    for f in (0, 1, 4):
+        fixed = rng.integers(0, 9, size=(f, 2))
+        pair = rng.integers(0, 9, size=(6, 2))
+        chosen = rng.random((5, 6)) < 0.4
+        chosen[2] = False  # a draw with no sampled edge
+        out, off = _stack_draws(fixed, pair, chosen)
+        ref = [np.vstack([fixed, pair[chosen[k]]]) for k in range(5)]
+        assert off.tolist() == np.concatenate([[0], np.cumsum([len(r) for r in ref])]).tolist()
+        np.testing.assert_array_equal(out, np.vstack(ref).reshape(-1, 2))

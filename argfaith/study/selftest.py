@@ -64,7 +64,7 @@ __all__ = [
     "SUMMARY_METRICS",
 ]
 
-SELFTEST_FORMAT_VERSION = 1
+SELFTEST_FORMAT_VERSION = 2  # 2: cached predictions keep their class probabilities (confident detection)
 #: A distortion is detected *with confidence* when P(σ*(p) moved the expected way) ≥ this (issue 23).
 CONFIDENT = 0.9
 #: Summary-level metrics the self-test tracks (report keys of :class:`PairwiseReport`).
@@ -159,7 +159,7 @@ class CachedPairClassifier:
             for line in path.read_text(encoding="utf-8").splitlines():
                 try:
                     r = json.loads(line)
-                    self.cache[r["k"]] = Prediction(r["label"], r.get("c"))
+                    self.cache[r["k"]] = Prediction(r["label"], r.get("c"), probabilities=r.get("p"))
                 except (ValueError, KeyError):
                     continue  # a torn last line from an interrupted run
 
@@ -176,8 +176,10 @@ class CachedPairClassifier:
                 if not p.final:
                     stand_in[i] = p
                     continue
-                self.cache[keys[i]] = Prediction(p.label, p.confidence)
-                lines.append(json.dumps({"k": keys[i], "label": p.label, "c": p.confidence}))
+                # the class probabilities too: the error bars and confident detection sample from them
+                probs = dict(p.probabilities) if p.probabilities else None
+                self.cache[keys[i]] = Prediction(p.label, p.confidence, probabilities=probs)
+                lines.append(json.dumps({"k": keys[i], "label": p.label, "c": p.confidence, **({"p": probs} if probs else {})}))
             self.unanswered += len(stand_in)
             if self.path is not None and lines:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -528,7 +530,7 @@ def run_selftest(
             continue
         debate = load_debate(item.path)
         q = _source_qbaf(debate, item.path, cfg, clf_fp, fp, tag, emit)
-        cached = CachedPairClassifier(clf_fp, root / "cache" / tag / f"{item.debate_id}.jsonl")
+        cached = CachedPairClassifier(clf_fp, root / "cache" / tag / f"{item.debate_id}.p.jsonl")
         for sf, key in pending:
             emit(("phase", item.debate_id, f"{sf.variant}: mining and distorting"))
             ts = time.perf_counter()

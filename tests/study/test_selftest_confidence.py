@@ -50,3 +50,23 @@ def test_pair_uniforms_depend_on_texts_not_on_ids_or_order():
     np.testing.assert_array_equal(ua[:, 1], ub[:, 0])
     assert not np.array_equal(ua[:, 0], ua[:, 1])
     assert not np.array_equal(ua, pair_uniforms(a, relation_distribution(a), 5, seed=1))  # type: ignore[arg-type]
+
+
+def test_the_pair_cache_keeps_class_probabilities(tmp_path):
+    from argfaith.mining.classifiers.base import PairQuery, Prediction
+    from argfaith.study.selftest import CachedPairClassifier
+
+    class Inner:
+        name = "fake"
+        usage = None
+
+        def classify(self, pairs, *, progress=None):  # type: ignore[no-untyped-def]
+            return [Prediction("support", 0.6, probabilities={"attack": 0.1, "support": 0.6, "no relation": 0.3}) for _ in pairs]
+
+    f = tmp_path / "c.jsonl"
+    q = [PairQuery(source="A.", target="B.")]
+    first = CachedPairClassifier(Inner(), f).classify(q)[0]  # type: ignore[arg-type]
+    again = CachedPairClassifier(Inner(), f)  # type: ignore[arg-type]
+    second = again.classify(q)[0]
+    assert again.hits == 1 and again.misses == 0
+    assert first.probabilities == second.probabilities == {"attack": 0.1, "support": 0.6, "no relation": 0.3}

@@ -613,7 +613,8 @@ def run_selftest(
                 ctrl["wrong_debate"] = {**_pairwise(rep_w), "summary_file": str(osf.path), "from_debate": other.debate_id,
                                         "pcr": {k: v for k, v in _pcr(qw).items() if k != "ratios"}}
             atomic_write_json(ctrl_path, ctrl)
-    agg = aggregate_selftest(cfg.out, classifier=inner.name, fingerprint=fp, config=cfg)
+    mine = {(item.debate_id, sf.variant) for _, item, _, pending, reused in plan for sf in [*(p[0] for p in pending), *reused]}
+    agg = aggregate_selftest(cfg.out, classifier=inner.name, fingerprint=fp, config=cfg, items=mine)
     agg["seconds"] = round(time.perf_counter() - t0, 1)
     atomic_write_json(root / "selftest.json", agg)
     atomic_write_text(root / "selftest.md", render_selftest_markdown(agg))
@@ -652,9 +653,12 @@ def _warning_kind(w: str) -> str:
     return head
 
 
-def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = "", config: SelftestConfig | None = None) -> dict[str, Any]:
-    """Read every item and control file below ``OUT/selftest`` and count outcomes per distortion
-    kind × metric, the controls' win rates, and the warnings fired."""
+def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = "", config: SelftestConfig | None = None,
+                       items: set[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """Read the item and control files below ``OUT/selftest`` and count outcomes per distortion
+    kind × metric, the controls' win rates, and the warnings fired. ``items``: only these
+    (debate, variant) results — a run's own summaries, not files left by an earlier run over
+    other summaries; files of another item format are never counted."""
     root = out / "selftest"
     per_kind: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
     real: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -666,7 +670,9 @@ def aggregate_selftest(out: Path, *, classifier: str = "", fingerprint: str = ""
     sat: Counter[str] = Counter()
     for f in sorted((root / "items").glob("*/*.json")):
         r = read_json_file(f) or {}
-        if "distortions" not in r:
+        if "distortions" not in r or r.get("argfaith_selftest_item") != SELFTEST_FORMAT_VERSION:
+            continue
+        if items is not None and (r.get("debate"), r.get("variant")) not in items:
             continue
         n_items += 1
         for k, v in (r.get("saturation") or {}).items():

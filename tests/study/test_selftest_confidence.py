@@ -70,3 +70,19 @@ def test_the_pair_cache_keeps_class_probabilities(tmp_path):
     second = again.classify(q)[0]
     assert again.hits == 1 and again.misses == 0
     assert first.probabilities == second.probabilities == {"attack": 0.1, "support": 0.6, "no relation": 0.3}
+
+
+def test_aggregate_counts_only_the_runs_own_items(tmp_path):
+    import json
+
+    from argfaith.study.selftest import SELFTEST_FORMAT_VERSION, aggregate_selftest
+
+    d = tmp_path / "selftest" / "items" / "D"
+    d.mkdir(parents=True)
+    base = {"debate": "D", "metrics": {}, "distortions": [{"kind": "omit", "sigma": "detected",
+            **{m: {"outcome": "detected"} for m in ("pi_bc", "pi_ea", "pi_dpc")}}]}
+    (d / "mine.json").write_text(json.dumps({**base, "variant": "mine", "argfaith_selftest_item": SELFTEST_FORMAT_VERSION}))
+    (d / "stale.json").write_text(json.dumps({**base, "variant": "stale", "argfaith_selftest_item": SELFTEST_FORMAT_VERSION}))
+    (d / "old.json").write_text(json.dumps({**base, "variant": "old", "argfaith_selftest_item": SELFTEST_FORMAT_VERSION - 1}))
+    assert aggregate_selftest(tmp_path, items={("D", "mine"), ("D", "old")})["summaries"] == 1
+    assert aggregate_selftest(tmp_path)["summaries"] == 2

@@ -85,7 +85,7 @@ def seed_ceiling_sources(offline_mined: Path, folder: Path, data: Path, summarie
     falls back to ``offline`` and the source QBAF is the offline one; only its study key (which
     names the classifier) differs. Copies each source QBAF under the ceiling run's key; returns how many."""
     from argfaith.mining.classifiers.prior import mining_classifier
-    from argfaith.qbaf import load_qbaf, qbaf_from_dict, qbaf_to_dict, save_qbaf
+    from argfaith.qbaf import load_qbaf, qbaf_from_dict, save_qbaf
     from argfaith.study.config import StudyConfig
     from argfaith.study.corpus import debate_digest
     from argfaith.study.fingerprint import classifier_fingerprint, fingerprint_tag
@@ -100,15 +100,16 @@ def seed_ceiling_sources(offline_mined: Path, folder: Path, data: Path, summarie
         dst = folder / "mined" / tag / did / "source.json"
         if dst.exists():
             continue
-        d = qbaf_to_dict(load_qbaf(src))
-        info = dict(d.get("info") or {})
-        info["study_key"] = scfg.source_key(fp, debate_digest(data / "ep_debates" / "debates" / did))
-        info["classifier_spec"] = cspec
-        info["classifier_fingerprint"] = fp
-        info["seeded_from"] = str(src)
-        d["info"] = info
+        d = json.loads(src.read_text(encoding="utf-8"))
+        meta = dict(d.get("metadata") or {})
+        meta["study_key"] = scfg.source_key(fp, debate_digest(data / "ep_debates" / "debates" / did))
+        meta["classifier_spec"] = cspec
+        meta["classifier_fingerprint"] = fp
+        meta["seeded_from"] = str(src)
+        d["metadata"] = meta
         dst.parent.mkdir(parents=True, exist_ok=True)
         save_qbaf(qbaf_from_dict(d), dst)
+        assert load_qbaf(dst).info.get("study_key") == meta["study_key"]
         n += 1
     return n
 
@@ -157,10 +158,11 @@ def main() -> None:
     ap.add_argument("--summary-units", default="default")
     ap.add_argument("--work", type=Path, default=ROOT.parent / "selftest-runs")
     ap.add_argument("--provisions", type=int, default=2)
+    ap.add_argument("--results", type=Path, default=RESULTS, help="results JSON (merged by key)")
     ap.add_argument("--written-only", action="store_true", help="written set: only the summaries it distorts")
     ap.add_argument("--tag", default="", help="suffix of the result keys (e.g. a model version)")
     a = ap.parse_args()
-    res = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    res = json.loads(a.results.read_text()) if a.results.exists() else {}
     for spec in a.classifiers.split(","):
         for which in a.sets.split(","):
             summaries = a.data / "ep_summaries"
@@ -182,7 +184,7 @@ def main() -> None:
             for policy in a.summary_pairs.split(","):
                 key = f"{spec}/{which}" + (f"/{policy}" if policy != "all" else "") + (f"/{units}" if units != "default" else "") + a.tag
                 folder = a.work / key.replace("/", "-")
-                share_sources(folder, a.work / f"mined-{spec.replace('/', '-').replace(':', '-')}{a.tag.replace('/', '-')}")
+                share_sources(folder, a.work / f"mined-{spec.replace('/', '-').replace(':', '-')}")  # the study key guards it
                 if spec == "ceiling":
                     print(f"  seeded {seed_ceiling_sources(a.work / 'mined-offline', folder, a.data, summaries, cspec, clf)} "
                           "debate QBAFs from the offline run", flush=True)
@@ -199,9 +201,12 @@ def main() -> None:
                 print(f"\n## {key}\n")
                 print(render_selftest_markdown(agg))
                 res[key] = agg
-                RESULTS.parent.mkdir(parents=True, exist_ok=True)
-                RESULTS.write_text(json.dumps(res, indent=1) + "\n")
-    print(f"wrote {RESULTS}")
+                # merged again with what is on disk now: runs of other keys may have finished meanwhile
+                disk = json.loads(a.results.read_text()) if a.results.exists() else {}
+                disk[key] = agg
+                a.results.parent.mkdir(parents=True, exist_ok=True)
+                a.results.write_text(json.dumps(disk, indent=1) + "\n")
+    print(f"wrote {a.results}")
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ SUMMARY_PAIR_POLICIES = ("all", "ordered", "proposals")
 SummaryPairs = Literal["all", "ordered", "proposals"]
 #: The summary candidate policy used unless one is asked for (issue 21: chosen by the self-test's
 #: detection rates, benchmarks/selftest.md; "all" is the paper's).
-DEFAULT_SUMMARY_PAIRS: SummaryPairs = "proposals"
+DEFAULT_SUMMARY_PAIRS: SummaryPairs = "ordered"
 
 
 def summary_candidates(

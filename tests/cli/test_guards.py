@@ -42,9 +42,10 @@ def test_the_pair_budget_refuses_before_mining(tmp_path):
                  "--mined-dir", str(tmp_path / "mined"), "--max-pairs", "1000")
     line = one_error_line(r)
     assert time.monotonic() - t0 < 60
-    # 400 sentences → 400·399 ordered pairs + 400·3 provisions, counted before any is built
-    assert f"summary {big}: 160,800 candidate pairs" in line and "exceed --max-pairs 1,000" in line
-    assert "raise the limit with --max-pairs 160800" in line
+    # 400 sentences under the default summary policy (ordered): each → the 3 provisions and every
+    # earlier sentence, 400·399/2 + 400·3 pairs, counted before any is built
+    assert f"summary {big}: 81,000 candidate pairs" in line and "exceed --max-pairs 1,000" in line
+    assert "raise the limit with --max-pairs 81000" in line
     assert not (tmp_path / "mined" / "source.pairs.jsonl").exists()  # nothing was classified
     bad = argfaith("evaluate", "--debate", str(MINING_DEBATE), "--summary-doc", str(big), "--max-pairs", "0")
     assert "--max-pairs" in one_error_line(bad)

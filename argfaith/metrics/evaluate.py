@@ -703,7 +703,8 @@ def evaluate_many(
 #: What the error bars cover (shown wherever they are).
 INTERVAL_COVERS = (
     "classifier uncertainty only: labellings drawn from the relation classifier's calibrated class probabilities, "
-    "pairs independent; not annotation disagreement, not a classifier's systematic bias, not correlated errors"
+    "pairs independent; not annotation disagreement, not a classifier's systematic bias, not correlated errors; "
+    "relations without probabilities (Claude answers, recorded labels) count as certain"
 )
 
 

@@ -18,7 +18,6 @@ __all__ = [
     "set_attack_csr_bitset",
     "transpose_csr",
     "grounded_labels",
-    "reach_backward",
     "scc_labels",
 ]
 
@@ -31,6 +30,30 @@ def _grow(buf: np.ndarray, need: int) -> np.ndarray:
     out = np.empty(cap, dtype=buf.dtype)
     out[: buf.shape[0]] = buf
     return out
+
+
+@njit(cache=True, inline="always")
+def _push_new(src, lo, hi, stamp, y, stack, top):  # pragma: no cover - compiled
+    # push every src[lo:hi] not yet stamped y (and stamp it); returns the new stack top
+    for j in range(lo, hi):
+        u = src[j]
+        if stamp[u] != y:
+            stamp[u] = y
+            stack[top] = u
+            top += 1
+    return top
+
+
+@njit(cache=True, inline="always")
+def _emit(x, y, stamp_out, out, k):  # pragma: no cover - compiled
+    # append x to the set-attackers of y once (growing ``out`` as needed)
+    if stamp_out[x] != y:
+        stamp_out[x] = y
+        if k >= out.shape[0]:
+            out = _grow(out, k + 1)
+        out[k] = x
+        k += 1
+    return out, k
 
 
 @njit(cache=True)
@@ -66,28 +89,12 @@ def set_attack_csr(
     k = 0
     for y in range(n):
         start = k
-        top = 0
-        for j in range(att_ptr[y], att_ptr[y + 1]):
-            s = att_src[j]
-            if stamp_sup[s] != y:
-                stamp_sup[s] = y
-                stack[top] = s
-                top += 1
+        top = _push_new(att_src, att_ptr[y], att_ptr[y + 1], stamp_sup, y, stack, 0)
         while top > 0:
             top -= 1
             x = stack[top]
-            if stamp_out[x] != y:
-                stamp_out[x] = y
-                if k >= out.shape[0]:
-                    out = _grow(out, k + 1)
-                out[k] = x
-                k += 1
-            for j in range(sup_ptr[x], sup_ptr[x + 1]):
-                u = sup_src[j]
-                if stamp_sup[u] != y:
-                    stamp_sup[u] = y
-                    stack[top] = u
-                    top += 1
+            out, k = _emit(x, y, stamp_out, out, k)
+            top = _push_new(sup_src, sup_ptr[x], sup_ptr[x + 1], stamp_sup, y, stack, top)
         stamp_anc[y] = y
         stack[0] = y
         top = 1
@@ -95,19 +102,8 @@ def set_attack_csr(
             top -= 1
             t = stack[top]
             for j in range(att_ptr[t], att_ptr[t + 1]):
-                s = att_src[j]
-                if stamp_out[s] != y:
-                    stamp_out[s] = y
-                    if k >= out.shape[0]:
-                        out = _grow(out, k + 1)
-                    out[k] = s
-                    k += 1
-            for j in range(sup_ptr[t], sup_ptr[t + 1]):
-                u = sup_src[j]
-                if stamp_anc[u] != y:
-                    stamp_anc[u] = y
-                    stack[top] = u
-                    top += 1
+                out, k = _emit(att_src[j], y, stamp_out, out, k)
+            top = _push_new(sup_src, sup_ptr[t], sup_ptr[t + 1], stamp_anc, y, stack, top)
         self_attack[y] = stamp_out[y] == y
         if (k - start) * 16 > n:
             # Dense row: reading the stamps in index order is cheaper than sorting.
@@ -179,32 +175,9 @@ def grounded_labels(
 
 
 @njit(cache=True)
-def reach_backward(n: int, ptr: np.ndarray, src: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """Mask of the nodes with a (possibly empty) path to some seed, following ``src`` rows."""
-    seen = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(max(n, 1), dtype=np.int64)
-    top = 0
-    for s in seeds:
-        if not seen[s]:
-            seen[s] = True
-            stack[top] = s
-            top += 1
-    while top > 0:
-        top -= 1
-        v = stack[top]
-        for j in range(ptr[v], ptr[v + 1]):
-            u = src[j]
-            if not seen[u]:
-                seen[u] = True
-                stack[top] = u
-                top += 1
-    return seen
-
-
-@njit(cache=True)
 def scc_labels(n: int, ptr: np.ndarray, dst: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int]:
     """Strongly connected components of the subgraph induced by ``mask`` (Tarjan, iterative;
-    the DF-QuAD solver's :func:`~argfaith.qbaf._kernels.tarjan_components` on successors).
+    the gradual solver's :func:`~argfaith.qbaf._kernels.tarjan_components` on successors).
 
     Returns ``(comp, n_comp)`` with ``comp[v] = -1`` outside the mask. Component numbers are
     in reverse topological order (Tarjan closes sink components first).

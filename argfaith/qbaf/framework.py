@@ -149,16 +149,20 @@ class QBAF:
         name: str | None = None,
         info: Mapping[str, Any] | None = None,
         validate: bool = True,
+        copy: bool = True,
     ) -> None:
         # ids=None means the default ids "a0".."a{n-1}", materialised only when first asked for:
         # building 10^6 Python strings costs more than the whole DF-QuAD pass.
         self._ids = tuple(ids) if ids is not None else None
         n = len(self._ids) if self._ids is not None else int(np.shape(base_scores)[0])
         self._n = n
-        self._is_proposal = _readonly(np.asarray(is_proposal, dtype=np.bool_).copy())
-        self._base_scores = _readonly(np.asarray(base_scores, dtype=np.float64).copy())
-        self._attacks = _readonly(_as_edge_array(attacks, n, "attacks").copy())
-        self._supports = _readonly(_as_edge_array(supports, n, "supports").copy())
+        # copy=False: the caller hands over base scores and edge arrays it has just built and
+        # keeps no reference to (from_edges); they are made read-only in place, not copied.
+        own = (lambda a: a.copy()) if copy else (lambda a: a)
+        self._is_proposal = _readonly(np.array(is_proposal, dtype=np.bool_))
+        self._base_scores = _readonly(own(np.asarray(base_scores, dtype=np.float64)))
+        self._attacks = _readonly(own(_as_edge_array(attacks, n, "attacks")))
+        self._supports = _readonly(own(_as_edge_array(supports, n, "supports")))
         self._texts = tuple(texts) if texts is not None else None
         self._speakers = tuple(speakers) if speakers is not None else None
         self._positions = tuple(positions) if positions is not None else None
@@ -273,6 +277,23 @@ class QBAF:
         """Fast constructor from index arrays: ``attacks``/``supports`` are ``(m, 2)`` integer
         arrays of (source, target) indices into ``base_scores``. Ids default to ``"a0".."a{n-1}"``.
         """
+        return cls._from_arrays(base_scores, attacks, supports, is_proposal=is_proposal, ids=ids, tau=tau, debate=debate, name=name)
+
+    @classmethod
+    def _from_arrays(
+        cls,
+        base_scores: Any,
+        attacks: Any,
+        supports: Any,
+        *,
+        is_proposal: Any,
+        ids: Sequence[str] | None,
+        tau: float,
+        debate: bool,
+        name: str | None,
+        copy: bool = True,
+    ) -> QBAF:
+        """:meth:`from_arrays`; ``copy=False`` hands the arrays over (see :meth:`__init__`)."""
         bs = np.asarray(base_scores, dtype=np.float64)
         if bs.ndim != 1:
             raise QBAFError(f"base_scores must be a 1-d array, got shape {bs.shape}")
@@ -288,7 +309,7 @@ class QBAF:
                 if i in seen:
                     raise DuplicateArgumentError(f"duplicate argument id {i!r}")
                 seen.add(i)
-        return cls(ids, prop, bs, attacks, supports, tau=tau, debate=debate, name=name)
+        return cls(ids, prop, bs, attacks, supports, tau=tau, debate=debate, name=name, copy=copy)
 
     @classmethod
     def from_edges(
@@ -357,7 +378,13 @@ class QBAF:
 
         att = _pairs_to_array(attacks, "attacks", lookup)
         sup = _pairs_to_array(supports, "supports", lookup)
-        return cls.from_arrays(bs, att, sup, is_proposal=is_proposal, ids=ids, tau=tau, debate=debate, name=name)
+        # Arrays built here from Python containers are handed over, not copied again (10^7
+        # endpoints are 80 MB); anything that may share memory with the caller's data is copied.
+        if not isinstance(arguments, (list, tuple, Mapping)):
+            bs = bs.copy()
+        att = att.copy() if isinstance(attacks, np.ndarray) else att
+        sup = sup.copy() if isinstance(supports, np.ndarray) else sup
+        return cls._from_arrays(bs, att, sup, is_proposal=is_proposal, ids=ids, tau=tau, debate=debate, name=name, copy=False)
 
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
@@ -662,12 +689,12 @@ def _pairs_to_array(edges: Any, relation: str, lookup: Any) -> np.ndarray:
     if m == 0:
         return np.zeros((0, 2), np.int64)
     try:
-        lens = np.fromiter(map(len, edges), dtype=np.int64, count=m)
+        pairs = set(map(len, edges)) == {2}  # one C-level pass, no array of lengths
     except TypeError:
         k = next(i for i, e in enumerate(edges) if not hasattr(e, "__len__"))
         raise QBAFError(f"{relation}[{k}]: expected a (source, target) pair, got {edges[k]!r}") from None
-    if (lens != 2).any():
-        k = int(np.flatnonzero(lens != 2)[0])
+    if not pairs:
+        k = next(i for i, e in enumerate(edges) if len(e) != 2)
         raise QBAFError(f"{relation}[{k}]: expected a (source, target) pair, got {edges[k]!r}")
     first = edges[0][0]
     if not isinstance(first, (str, int, np.integer)) or isinstance(first, bool):

@@ -5,8 +5,9 @@ solver scheme (exact one pass on acyclic frameworks; cyclic strongly connected c
 iterated synchronously — ``method="sync"``, the discrete semantics — or by RK4 on the
 continuous model dσ/dt = ι(w, α(σ)) − σ — ``method="rk4"``, Potyka 2018/2019), the same
 stopping rule and the same :class:`~argfaith.qbaf.dfquad.StrengthResult` with ``converged``,
-``iterations`` and ``residual``. DF-QuAD itself (and any product × linear(1) composition) runs
-on the dedicated DF-QuAD kernel, so its results are bit-identical to ``dfquad_strengths``.
+``iterations`` and ``residual``. Every semantics runs on the one solver of
+:mod:`argfaith.qbaf._gradual_kernels`; DF-QuAD (and any product × linear(1) composition) on its
+DF-QuAD instance, so its results are bit-identical to ``dfquad_strengths``.
 
 :func:`gradual_batch` is the batch API (:class:`~argfaith.qbaf.batch.QBAFBatch`, one kernel call
 for many small frameworks) for every semantics.

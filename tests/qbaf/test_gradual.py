@@ -84,8 +84,8 @@ def test_cyclic_components_iterated_like_the_reference(name, q, tol):
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(q=qbafs(max_size=9), method=st.sampled_from(["sync", "rk4"]))
 def test_generic_kernel_on_product_linear1_is_bit_identical_to_dfquad(q, method):
-    """DF-QuAD = product × linear(1): the generic kernel, forced onto that pair, reproduces the
-    dedicated DF-QuAD kernel bit for bit (what makes DF-QuAD a true member of the family)."""
+    """DF-QuAD = product × linear(1): the solver's modular instance, forced onto that pair,
+    reproduces its DF-QuAD instance bit for bit (what makes DF-QuAD a true member of the family)."""
     from argfaith.qbaf._gradual_kernels import gradual_solve
 
     iptr, isrc, iatt = q.in_csr

@@ -32,30 +32,6 @@ def _grow(buf: np.ndarray, need: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True, inline="always")
-def _push_new(src, lo, hi, stamp, y, stack, top):  # pragma: no cover - compiled
-    # push every src[lo:hi] not yet stamped y (and stamp it); returns the new stack top
-    for j in range(lo, hi):
-        u = src[j]
-        if stamp[u] != y:
-            stamp[u] = y
-            stack[top] = u
-            top += 1
-    return top
-
-
-@njit(cache=True, inline="always")
-def _emit(x, y, stamp_out, out, k):  # pragma: no cover - compiled
-    # append x to the set-attackers of y once (growing ``out`` as needed)
-    if stamp_out[x] != y:
-        stamp_out[x] = y
-        if k >= out.shape[0]:
-            out = _grow(out, k + 1)
-        out[k] = x
-        k += 1
-    return out, k
-
-
 @njit(cache=True)
 def set_attack_csr(
     n: int,
@@ -89,12 +65,28 @@ def set_attack_csr(
     k = 0
     for y in range(n):
         start = k
-        top = _push_new(att_src, att_ptr[y], att_ptr[y + 1], stamp_sup, y, stack, 0)
+        top = 0
+        for j in range(att_ptr[y], att_ptr[y + 1]):
+            s = att_src[j]
+            if stamp_sup[s] != y:
+                stamp_sup[s] = y
+                stack[top] = s
+                top += 1
         while top > 0:
             top -= 1
             x = stack[top]
-            out, k = _emit(x, y, stamp_out, out, k)
-            top = _push_new(sup_src, sup_ptr[x], sup_ptr[x + 1], stamp_sup, y, stack, top)
+            if stamp_out[x] != y:
+                stamp_out[x] = y
+                if k >= out.shape[0]:
+                    out = _grow(out, k + 1)
+                out[k] = x
+                k += 1
+            for j in range(sup_ptr[x], sup_ptr[x + 1]):
+                u = sup_src[j]
+                if stamp_sup[u] != y:
+                    stamp_sup[u] = y
+                    stack[top] = u
+                    top += 1
         stamp_anc[y] = y
         stack[0] = y
         top = 1
@@ -102,8 +94,19 @@ def set_attack_csr(
             top -= 1
             t = stack[top]
             for j in range(att_ptr[t], att_ptr[t + 1]):
-                out, k = _emit(att_src[j], y, stamp_out, out, k)
-            top = _push_new(sup_src, sup_ptr[t], sup_ptr[t + 1], stamp_anc, y, stack, top)
+                s = att_src[j]
+                if stamp_out[s] != y:
+                    stamp_out[s] = y
+                    if k >= out.shape[0]:
+                        out = _grow(out, k + 1)
+                    out[k] = s
+                    k += 1
+            for j in range(sup_ptr[t], sup_ptr[t + 1]):
+                u = sup_src[j]
+                if stamp_anc[u] != y:
+                    stamp_anc[u] = y
+                    stack[top] = u
+                    top += 1
         self_attack[y] = stamp_out[y] == y
         if (k - start) * 16 > n:
             # Dense row: reading the stamps in index order is cheaper than sorting.

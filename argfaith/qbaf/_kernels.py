@@ -32,31 +32,6 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------------- CSR
-@njit(cache=True, inline="always")
-def _count_keys(e, n, key_col, ptr, first):  # pragma: no cover - compiled
-    # count the edges e per key into ptr[key + 1], checking each edge before counting it;
-    # returns -1, or first + the position of the first edge with an endpoint outside 0..n-1
-    for k in range(e.shape[0]):
-        s = e[k, 0]
-        t = e[k, 1]
-        if s < 0 or s >= n or t < 0 or t >= n:
-            return first + k
-        ptr[e[k, key_col] + 1] += 1
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _scatter(e, key_col, fill, other, is_att, attack):  # pragma: no cover - compiled
-    # place each edge of e at the next free slot of its key, in input order
-    val_col = 1 - key_col
-    for k in range(e.shape[0]):
-        key = e[k, key_col]
-        p = fill[key]
-        fill[key] = p + 1
-        other[p] = e[k, val_col]
-        is_att[p] = attack
-
-
 @njit(cache=True)
 def build_csr(n, att, sup, key_col):  # pragma: no cover - compiled
     """Stable counting sort of the edges ``att`` (m_a, 2) and ``sup`` (m_s, 2) by column
@@ -65,23 +40,44 @@ def build_csr(n, att, sup, key_col):  # pragma: no cover - compiled
     Returns ``(bad, ptr, other, is_att)``: ``bad`` is -1, or the position of the first edge
     (attacks ``0..m_a-1``, then supports) with an endpoint outside ``0..n-1`` — in that case the
     other arrays are empty. Within one key attacks precede supports and each relation keeps its
-    input order (O(n + m), no comparison sort; the index check rides on the counting pass).
+    input order (O(n + m), no comparison sort).
     """
     ma = att.shape[0]
+    ms = sup.shape[0]
+    m = ma + ms
+    val_col = 1 - key_col
+    for k in range(ma):
+        s = att[k, 0]
+        t = att[k, 1]
+        if s < 0 or s >= n or t < 0 or t >= n:
+            return k, np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_)
+    for k in range(ms):
+        s = sup[k, 0]
+        t = sup[k, 1]
+        if s < 0 or s >= n or t < 0 or t >= n:
+            return ma + k, np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_)
     ptr = np.zeros(n + 1, np.int64)
-    bad = _count_keys(att, n, key_col, ptr, 0)
-    if bad < 0:
-        bad = _count_keys(sup, n, key_col, ptr, ma)
-    if bad >= 0:
-        return bad, np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_)
+    for k in range(ma):
+        ptr[att[k, key_col] + 1] += 1
+    for k in range(ms):
+        ptr[sup[k, key_col] + 1] += 1
     for v in range(n):
         ptr[v + 1] += ptr[v]
     fill = ptr[:-1].copy()
-    m = ma + sup.shape[0]
     other = np.empty(m, np.int64)
     is_att = np.empty(m, np.bool_)
-    _scatter(att, key_col, fill, other, is_att, True)
-    _scatter(sup, key_col, fill, other, is_att, False)
+    for k in range(ma):
+        key = att[k, key_col]
+        p = fill[key]
+        fill[key] = p + 1
+        other[p] = att[k, val_col]
+        is_att[p] = True
+    for k in range(ms):
+        key = sup[k, key_col]
+        p = fill[key]
+        fill[key] = p + 1
+        other[p] = sup[k, val_col]
+        is_att[p] = False
     return -1, ptr, other, is_att
 
 

@@ -261,16 +261,29 @@ def _has_self_loop(v, iptr, isrc):  # pragma: no cover - compiled
     return False
 
 
-def _scaffolding(start, fold, finish):  # noqa: C901 - the solver, written once
+def _scaffolding(name, start, fold, finish):  # noqa: C901 - the solver, written once
     """The solver's functions compiled for one rule ``(start, fold, finish)`` (module docstring);
     returns its entry ``solve(n, tau, iptr, isrc, iatt, method, max_iter, tol, step, P)``.
 
     The rule's functions are constants of these closures, so numba resolves every call to them
     at compile time and LLVM inlines them: each rule gets its own machine code, with no
     indirect call, and the closures' code is linked into (and cached with) the instance that
-    calls ``solve``."""
+    calls ``solve``.
 
-    @njit(inline="always")
+    Each instance's functions get a qualified name of their own (``_<name>_solver.solve``, ...):
+    numba names compiled symbols after the qualified name and a per-process counter, so the
+    closures of two instances — same name, same argument types — could be compiled, cached, and
+    later loaded into one process under one symbol, and one instance would run the other's
+    rule (seen: the QuAD instance computing DF-QuAD's update)."""
+
+    def jit(**options: object) -> object:
+        def compile_as(fn: object) -> object:
+            fn.__qualname__ = f"_{name}_solver.{fn.__name__}"  # type: ignore[attr-defined]
+            return njit(**options)(fn)
+
+        return compile_as
+
+    @jit(inline="always")
     def update(x, tau, iptr, isrc, iatt, sigma, P):  # pragma: no cover - compiled
         """f(σ)(x): the rule applied to x's row."""
         # τ(x) is read where each part needs it (not held across the row: one register fewer in
@@ -284,7 +297,7 @@ def _scaffolding(start, fold, finish):  # noqa: C901 - the solver, written once
                 acc_s = fold(acc_s, sigma[isrc[j]], True, P)
         return finish(tau[x], acc_a, acc_s, x, iptr, iatt, P)
 
-    @njit
+    @jit()
     def dfs_eval(n, tau, iptr, isrc, iatt, sigma, state, P):  # pragma: no cover - compiled
         """One exact pass in topological order: a depth-first search over *predecessors* (iterative,
         explicit stack) evaluates each argument at its post-order time, when all its predecessors
@@ -349,7 +362,7 @@ def _scaffolding(start, fold, finish):  # noqa: C901 - the solver, written once
                     sp -= 1
         return True
 
-    @njit
+    @jit()
     def iterate_component(c, tau, iptr, isrc, iatt, sigma, method, max_iter, tol, step, new, base, k1, k2, k3, P):  # pragma: no cover
         """Iterate one cyclic component ``c`` (argument indices) with its predecessors fixed, from
         the current σ (= τ on entry). Stops at the first iterate whose residual ‖f(σ) − σ‖∞ ≤ tol or
@@ -397,7 +410,7 @@ def _scaffolding(start, fold, finish):  # noqa: C901 - the solver, written once
                     sigma[c[i]] = min(1.0, max(0.0, x))
         return it, res
 
-    @njit
+    @jit()
     def iterate_large_component(c, tau, iptr, isrc, iatt, sigma, loc, method, max_iter, tol, step, new, base, k1, k2, k3, P):  # pragma: no cover
         """:func:`iterate_component` on a compact copy of the component: its rows renumbered
         0..s-1 and stored contiguously, every edge keeping its position in its row, and the fixed
@@ -438,7 +451,7 @@ def _scaffolding(start, fold, finish):  # noqa: C901 - the solver, written once
             loc[c[i]] = -1
         return it, res
 
-    @njit
+    @jit()
     def solve(n, tau, iptr, isrc, iatt, method, max_iter, tol, step, P):  # pragma: no cover
         """The strengths of a whole framework (or of a batch: disjoint frameworks are just one bigger
         graph) under the rule ``(start, add, finish, P)``, by the scheme of the module docstring.
@@ -509,11 +522,11 @@ def _scaffolding(start, fold, finish):  # noqa: C901 - the solver, written once
 
 
 # ------------------------------------------------------------------------------- instances
-_DFQUAD = _scaffolding(_product_start, _product_fold, _dfquad_finish)
-_SUM = _scaffolding(_zero_start, _sum_fold, _modular_finish)
-_PRODUCT = _scaffolding(_product_start, _product_fold, _product_finish)
-_TOP = _scaffolding(_zero_start, _top_fold, _modular_finish)
-_QUAD = _scaffolding(_quad_start, _quad_fold, _quad_finish)
+_DFQUAD = _scaffolding("dfquad", _product_start, _product_fold, _dfquad_finish)
+_SUM = _scaffolding("sum", _zero_start, _sum_fold, _modular_finish)
+_PRODUCT = _scaffolding("product", _product_start, _product_fold, _product_finish)
+_TOP = _scaffolding("top", _zero_start, _top_fold, _modular_finish)
+_QUAD = _scaffolding("quad", _quad_start, _quad_fold, _quad_finish)
 
 
 @njit(cache=True)

@@ -277,3 +277,30 @@ def test_results_addressable_by_position_and_id():
     assert r.index("a") == 1
     with pytest.raises(IndexError, match="position 2 out of range for 2 arguments"):
         r[2]
+
+
+def test_every_solver_instance_compiles_under_names_of_its_own():
+    """The solver's instances are closures of one factory; numba names their compiled symbols
+    after the qualified name (and a per-process counter), so two instances sharing names could,
+    once cached by different processes, be loaded into one process under one symbol and run each
+    other's rule (it happened: top and product computing sum's update). Every function of every
+    instance must carry a name no other instance uses."""
+    from numba.core.registry import CPUDispatcher
+
+    from argfaith.qbaf import _gradual_kernels as K
+
+    def functions(dispatcher, seen):
+        if id(dispatcher) in seen:
+            return
+        seen[id(dispatcher)] = dispatcher.py_func.__qualname__
+        for cell in dispatcher.py_func.__closure__ or ():
+            if isinstance(cell.cell_contents, CPUDispatcher) and "_solver." in cell.cell_contents.py_func.__qualname__:
+                functions(cell.cell_contents, seen)
+
+    names = {}
+    for name in ("dfquad", "sum", "product", "top", "quad"):
+        seen = {}
+        functions(getattr(K, f"_{name.upper()}"), seen)
+        assert len(seen) == 5 and all(q.startswith(f"_{name}_solver.") for q in seen.values()), seen
+        names[name] = set(seen.values())
+    assert sum(len(v) for v in names.values()) == len(set().union(*names.values()))

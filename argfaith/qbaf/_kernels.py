@@ -28,6 +28,8 @@ __all__ = [
     "kahn_order",
     "scc_topological",
     "globalize_edges",
+    "address_table",
+    "match_addresses",
 ]
 
 
@@ -361,3 +363,51 @@ def globalize_edges(local, edge_offsets, node_offsets):  # pragma: no cover - co
             glob[k, 0] = base + s
             glob[k, 1] = base + t
     return -1, glob
+
+
+# ------------------------------------------------------------------------------------ from_edges
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: multiplicative hashing
+
+
+@njit(cache=True)
+def address_table(keys):  # pragma: no cover - compiled
+    """An open-addressing hash table of ``keys`` (object addresses, never 0) for
+    :func:`match_addresses`: slots of (key, position), 2-4 slots per key, hashed by Fibonacci
+    multiplication; a repeated key keeps its first position."""
+    bits = 1
+    while (1 << bits) < 2 * keys.shape[0]:
+        bits += 1
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    slots = np.zeros((1 << bits, 2), np.int64)  # key 0: empty
+    for i in range(keys.shape[0]):
+        k = keys[i]
+        h = np.int64((np.uint64(k) * _FIBONACCI) >> shift)
+        while slots[h, 0] != 0 and slots[h, 0] != k:
+            h = (h + 1) & mask
+        if slots[h, 0] == 0:
+            slots[h, 0] = k
+            slots[h, 1] = i
+    return slots
+
+
+@njit(cache=True)
+def match_addresses(slots, queries):  # pragma: no cover - compiled
+    """Position of each of ``queries`` in the keys of :func:`address_table` ``slots``, -1 where
+    absent: one probe (one cache line) per query, mostly, against the log2(keys) cache-missing
+    probes of a binary search."""
+    mask = slots.shape[0] - 1
+    bits = 0
+    while (1 << bits) < slots.shape[0]:
+        bits += 1
+    shift = np.uint64(64 - bits)
+    out = np.full(queries.shape[0], -1, np.int64)
+    for i in range(queries.shape[0]):
+        k = queries[i]
+        h = np.int64((np.uint64(k) * _FIBONACCI) >> shift)
+        while slots[h, 0] != 0:
+            if slots[h, 0] == k:
+                out[i] = slots[h, 1]
+                break
+            h = (h + 1) & mask
+    return out

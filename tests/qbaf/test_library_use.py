@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 from argfaith.qbaf import QBAF, credulous_acceptance, from_networkx, set_attacks, to_networkx
 from argfaith.qbaf.bipolar import d_preferred_extensions, grounded_extension
-from argfaith.qbaf.errors import BaseScoreError, DuplicateEdgeError, QBAFError, UnknownArgumentError
+from argfaith.qbaf.errors import BaseScoreError, DuplicateArgumentError, DuplicateEdgeError, QBAFError, UnknownArgumentError
 from argfaith.qbaf.reference import credulous_reference
 from argfaith.qbaf.strategies import qbafs
 
@@ -53,6 +53,32 @@ def test_from_edges_errors_name_the_item():
         QBAF.from_edges({"p": 0.5, "a": 1.5})
     with pytest.raises(QBAFError, match=r"ids\[1\]: an id must be a non-empty string"):
         QBAF.from_edges([0.5, 0.2], ids=["p", ""])
+
+
+def test_from_edges_matches_ids_by_identity_and_by_value():
+    """Endpoints that are the id objects themselves, equal but distinct strings, and a mix, all
+    give the same framework; the caller's containers are copied, never shared."""
+    ids = [f"x{i}" for i in range(50)]
+    rng = np.random.default_rng(3)
+    pairs = [(int(s), int(t)) for s, t in rng.integers(0, 50, (120, 2)) if s != t]
+    pairs = list(dict.fromkeys(pairs))
+    att, sup = pairs[::2], pairs[1::2]
+    want = QBAF.from_arrays(rng.random(50), att, sup, ids=ids)
+    bs = dict(zip(ids, want.base_scores.tolist()))
+    same = lambda e: [(ids[s], ids[t]) for s, t in e]  # noqa: E731
+    fresh = lambda e: [("".join(("x", str(s))), "".join(("x", str(t)))) for s, t in e]  # noqa: E731
+    mixed = lambda e: [(ids[s], "".join(("x", str(t)))) for s, t in e]  # noqa: E731
+    for make in (same, fresh, mixed):
+        q = QBAF.from_edges(bs, make(att), make(sup))
+        assert q == want and all(np.array_equal(a, b) for a, b in zip(q.in_csr, want.in_csr))
+    with pytest.raises(UnknownArgumentError, match=r"attacks\[1\] \('x0' -> 'y'\): unknown argument 'y'"):
+        QBAF.from_edges(bs, [("x0", "x1"), ("x0", "y")])
+    with pytest.raises(DuplicateArgumentError, match="duplicate argument id 'x1'"):
+        QBAF.from_edges([0.5, 0.5, 0.5], attacks=[("x0", "x1")], ids=["x0", "x1", "x1"])
+    base, edges = np.array([0.5, 0.2]), np.array([[1, 0]])
+    q = QBAF.from_edges(base, edges)
+    base[0], edges[0, 0] = 0.9, 0  # the framework keeps its own copies
+    assert q.base_scores.tolist() == [0.5, 0.2] and q.attack_array.tolist() == [[1, 0]]
 
 
 def test_from_edges_debate_frameworks():

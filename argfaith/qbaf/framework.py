@@ -763,7 +763,11 @@ class _IdMatcher:
 
         flat = np.fromiter(map(id, itertools.chain.from_iterable(edges)), dtype=np.int64, count=2 * m)
         out = match_addresses(self.table, flat)
-        for k in np.flatnonzero(out < 0).tolist():  # equal-but-not-identical strings (or unknown ones)
+        miss = np.flatnonzero(out < 0)
+        if miss.size > m // 2:  # mostly equal-but-not-identical strings: one C-level pass of lookups
+            index = self.index
+            return np.fromiter(map(index.__getitem__, itertools.chain.from_iterable(edges)), dtype=np.int64, count=2 * m).reshape(m, 2)
+        for k in miss.tolist():  # a few equal-but-not-identical strings (or unknown ones)
             end = edges[k // 2][k % 2]
             if not isinstance(end, str):
                 raise TypeError(end)

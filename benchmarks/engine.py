@@ -28,9 +28,10 @@ The bipolar rows come from ``benchmarks/engine_bipolar.py:run(quick)`` when that
 
 ``--baseline REV`` (e.g. ``main``) also times argfaith as it was at git revision ``REV`` on the
 same inputs, in the same process, alternately with the current code (``benchmarks/baseline.py``):
-every DF-QuAD, batch, pro/con and relevance row gets ``baseline_seconds`` (and
-``baseline_build_seconds``), the best of ``--repeat`` runs of each, and ``vs_baseline`` =
-seconds / baseline_seconds together with the median of the paired ratios
+every DF-QuAD, batch, pro/con and relevance row gets ``seconds_paired`` and ``baseline_seconds``
+(and the same for the build), the best of ``--repeat`` runs of each taken alternately — so both
+run on caches the other has just used, slower than ``seconds`` at small sizes — and
+``vs_baseline`` = seconds_paired / baseline_seconds together with the median of the paired ratios
 (``vs_baseline_median``, robust to load changes between pairs); the per-target set-attack search
 (the bipolar kernel both versions share) gets rows ``set-attacks-search/...`` of its own. The
 results must agree.
@@ -451,6 +452,29 @@ def print_table(rows: list[dict[str, Any]]) -> None:
     print("* reference extrapolated (see notes in the JSON)")
 
 
+def markdown(res: dict[str, Any]) -> str:
+    """The write-up's table from a results JSON (``--tables FILE``); with the before/after
+    columns when the run had ``--baseline``."""
+    rows = res["rows"]
+    base = any("baseline_seconds" in r for r in rows)
+    head = "| task | n | edges | seconds | CPU s | build s | reference s | speedup |"
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|"
+    if base:
+        head += " paired: after s | before s | × | median × | build median × |"
+        rule += "---:|---:|---:|---:|---:|"
+    out = [head, rule]
+    f = lambda v, spec: "—" if v is None else format(v, spec)  # noqa: E731
+    for r in rows:
+        ref = "—" if r.get("reference_seconds") is None else f"{r['reference_seconds']:.2f}" + (" *" if r.get("reference_extrapolated") else "")
+        line = (f"| {r['task']} | {r['n_arguments']:,} | {r['n_edges']:,} | {r['seconds']:.4f} | {f(r.get('cpu_seconds'), '.3f')} | "
+                f"{f(r.get('build_seconds'), '.3f')} | {ref} | {f(r.get('speedup'), ',.0f') + '×' if r.get('speedup') else '—'} |")
+        if base:
+            line += (f" {f(r.get('seconds_paired'), '.4f')} | {f(r.get('baseline_seconds'), '.4f')} | {f(r.get('vs_baseline'), '.3f')} | "
+                     f"{f(r.get('vs_baseline_median'), '.3f')} | {f(r.get('build_vs_baseline_median'), '.3f')} |")
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes only (smoke run)")
@@ -460,7 +484,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--skip-bipolar", action="store_true", help="do not import benchmarks/engine_bipolar.py")
     ap.add_argument("--out", type=Path, default=RESULTS, help="JSON output path")
     ap.add_argument("--baseline", default=None, metavar="REV", help="also time argfaith at git revision REV (benchmarks/baseline.py)")
+    ap.add_argument("--tables", type=Path, default=None, help="print the Markdown table of an earlier results JSON and exit")
     args = ap.parse_args(argv)
+    if args.tables is not None:
+        print(markdown(json.loads(args.tables.read_text(encoding="utf-8"))), end="")
+        return
     if args.baseline:
         global OLD
         from baseline import load_baseline

@@ -56,10 +56,14 @@ from typing import Any
 
 import numpy as np
 
-from argfaith.qbaf import QBAF, dfquad_strengths
-from argfaith.qbaf.batch import QBAFBatch, dfquad_batch
-from argfaith.qbaf.paths import pro_con_index, relevance_mask
-from argfaith.qbaf.reference import dfquad_reference, pro_con_sets_reference
+# The argfaith beside this script, also when an editable install points at another checkout:
+# otherwise the timings (and the "after" of --baseline) would be of that checkout's code.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from argfaith.qbaf import QBAF, dfquad_strengths  # noqa: E402
+from argfaith.qbaf.batch import QBAFBatch, dfquad_batch  # noqa: E402
+from argfaith.qbaf.paths import pro_con_index, relevance_mask  # noqa: E402
+from argfaith.qbaf.reference import dfquad_reference, pro_con_sets_reference  # noqa: E402
 
 __all__ = ["random_dag", "random_digraph", "debate_corpus", "batch_arrays", "run", "main"]
 
@@ -515,6 +519,7 @@ def main(argv: list[str] | None = None) -> None:
         "load_average_end": os.getloadavg(),
         "total_seconds": time.perf_counter() - t0,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "argfaith": str(Path(sys.modules["argfaith"].__file__).parent),
         "notes": notes,
         "baseline": None if OLD is None else {"revision": args.baseline, "package": OLD.__name__},
     }

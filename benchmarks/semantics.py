@@ -82,6 +82,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # the argfaith beside this script, not an installed one elsewhere
 
 from baseline import paired  # noqa: E402
 from engine import random_dag, random_digraph  # noqa: E402
@@ -548,6 +549,7 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> dict[st
         "numba": importlib.import_module("numba").__version__,
         "load_average_start": os.getloadavg()[0],
         "cores": os.cpu_count(),
+        "argfaith": str(Path(sys.modules["argfaith"].__file__).parent),
     }
     old = None
     if args.baseline:

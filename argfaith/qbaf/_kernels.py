@@ -30,6 +30,8 @@ __all__ = [
     "globalize_edges",
     "address_table",
     "match_addresses",
+    "string_table",
+    "match_strings",
 ]
 
 
@@ -408,6 +410,80 @@ def match_addresses(slots, queries):  # pragma: no cover - compiled
         while slots[h, 0] != 0:
             if slots[h, 0] == k:
                 out[i] = slots[h, 1]
+                break
+            h = (h + 1) & mask
+    return out
+
+
+@njit(cache=True, inline="always")
+def _code_len(u, i):  # pragma: no cover - compiled
+    # Code points of row i of a fixed-width string array without its zero padding.
+    k = u.shape[1]
+    while k > 0 and u[i, k - 1] == 0:
+        k -= 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _code_hash(u, i, k):  # pragma: no cover - compiled
+    h = np.uint64(14695981039346656037)  # FNV-1a over the code points
+    for j in range(k):
+        h = (h ^ np.uint64(u[i, j])) * np.uint64(1099511628211)
+    return h * _FIBONACCI
+
+
+@njit(cache=True, inline="always")
+def _code_equal(u, i, ki, w, j, kj):  # pragma: no cover - compiled
+    if ki != kj:
+        return False
+    for c in range(ki):
+        if u[i, c] != w[j, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def string_table(keys):  # pragma: no cover - compiled
+    """An open-addressing hash table of the strings ``keys`` — an (n, width) array of their code
+    points, zero-padded (a fixed-width numpy string array viewed as ``uint32``) — for
+    :func:`match_strings`: slots hold key positions (-1: empty), 2-4 slots per key; a repeated
+    key keeps its first position."""
+    n = keys.shape[0]
+    bits = 1
+    while (1 << bits) < 2 * n:
+        bits += 1
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    slots = np.full(1 << bits, -1, np.int64)
+    for i in range(n):
+        k = _code_len(keys, i)
+        h = np.int64(_code_hash(keys, i, k) >> shift)
+        while slots[h] != -1 and not _code_equal(keys, slots[h], _code_len(keys, slots[h]), keys, i, k):
+            h = (h + 1) & mask
+        if slots[h] == -1:
+            slots[h] = i
+    return slots
+
+
+@njit(cache=True)
+def match_strings(slots, keys, queries):  # pragma: no cover - compiled
+    """Position of each row of ``queries`` (code points, zero-padded, any width) among the rows
+    of ``keys`` through :func:`string_table` ``slots``; -1 where absent. Zero padding is not
+    part of a string here, so a string ending in NUL characters matches its stripped form: the
+    caller compares lengths."""
+    mask = slots.shape[0] - 1
+    bits = 0
+    while (1 << bits) < slots.shape[0]:
+        bits += 1
+    shift = np.uint64(64 - bits)
+    out = np.full(queries.shape[0], -1, np.int64)
+    for i in range(queries.shape[0]):
+        k = _code_len(queries, i)
+        h = np.int64(_code_hash(queries, i, k) >> shift)
+        while slots[h] != -1:
+            j = slots[h]
+            if _code_equal(keys, j, _code_len(keys, j), queries, i, k):
+                out[i] = j
                 break
             h = (h + 1) & mask
     return out

@@ -3,6 +3,7 @@ acceptance of every argument, the set-attack relation computed once, results by 
 
 from __future__ import annotations
 
+import re
 import networkx as nx
 import numpy as np
 import pytest
@@ -139,7 +140,7 @@ def test_set_attack_relation_is_computed_once_and_reused(monkeypatch):
     assert calls["n"] == 2
 
 
-def test_from_edges_matches_ids_by_identity_and_by_value():
+def test_from_edges_identity_and_value_paths_agree():
     """Endpoints that are the very id objects are matched by identity, equal-but-distinct strings
     by value (the two paths of the lookup must agree)."""
     rng = np.random.default_rng(3)
@@ -155,3 +156,42 @@ def test_from_edges_matches_ids_by_identity_and_by_value():
     for pairs in (same, fresh, mixed):
         q = QBAF.from_edges(dict(zip(ids, ref.base_scores.tolist())), pairs)
         assert np.array_equal(q.attack_array, ref.attack_array)
+
+
+@pytest.mark.parametrize("order", ["fresh-first", "same-first", "alternating"])
+def test_from_edges_matches_strings_by_characters_as_a_dictionary_would(order):
+    """Beyond the first edges the matcher picks identity or characters from a probe; both give the
+    positions a dictionary gives — for ids of any length and script, astral code points, and ids
+    that differ only by trailing NUL characters (which numpy's fixed-width strings drop)."""
+    rng = np.random.default_rng(11)
+    alphabet = ["a", "Z", "7", "é", "ß", "Ω", "中", "🙂", "\x00", " ", "-"]
+    ids = list(dict.fromkeys("".join(rng.choice(alphabet, size=int(rng.integers(1, 9)))) for _ in range(900)))
+    ids += [ids[0] + "\x00", ids[1] + "\x00\x00", "x", "x\x00"]
+    ids = [i for i in dict.fromkeys(ids) if i]
+    n = len(ids)
+    e = rng.integers(0, n, (3000, 2))
+    e = np.unique(e[e[:, 0] != e[:, 1]], axis=0)
+    rng.shuffle(e)
+    e = np.vstack([e, [[n - 1, n - 2], [n - 2, n - 1], [n - 3, 0], [1, n - 4]]])  # the NUL-suffixed ids
+    same = [(ids[s], ids[t]) for s, t in e.tolist()]
+    fresh = [("".join(list(ids[s])), "".join(list(ids[t]))) for s, t in e.tolist()]
+    assert all(a == b and a is not b for p, r in zip(same, fresh) for a, b in zip(p, r) if len(a) > 1)
+    half = len(e) // 2
+    pairs = {
+        "fresh-first": fresh[:half] + same[half:],
+        "same-first": same[:half] + fresh[half:],
+        "alternating": [a if k % 2 else b for k, (a, b) in enumerate(zip(same, fresh))],
+    }[order]
+    ref = QBAF.from_arrays(rng.random(n), e, ids=ids)
+    q = QBAF.from_edges(dict(zip(ids, ref.base_scores.tolist())), pairs)
+    assert q.ids == ref.ids and np.array_equal(q.attack_array, ref.attack_array)
+
+
+def test_from_edges_by_characters_still_names_a_bad_endpoint():
+    ids = [f"n{i}" for i in range(400)]
+    bs = dict.fromkeys(ids, 0.5)
+    fresh = [("".join(["n", str(i)]), "".join(["n", str(i + 1)])) for i in range(399)]
+    for bad, shown in (("n7\x00", "'n7\\x00'"), ("n1000", "'n1000'"), (7, "7")):
+        edges = fresh[:300] + [("n0", bad)] + fresh[300:]
+        with pytest.raises(UnknownArgumentError, match=rf"attacks\[300\] \('n0' -> {re.escape(shown)}\): unknown argument {re.escape(shown)}"):
+            QBAF.from_edges(bs, edges)

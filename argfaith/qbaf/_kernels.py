@@ -371,14 +371,21 @@ def globalize_edges(local, edge_offsets, node_offsets):  # pragma: no cover - co
 _FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: multiplicative hashing
 
 
+@njit(cache=True, inline="always")
+def _log2_ceil(size):  # pragma: no cover - compiled
+    # bits of the smallest power of two ≥ size, at least 1: a hash table's slot count and shift
+    bits = 1
+    while (1 << bits) < size:
+        bits += 1
+    return bits
+
+
 @njit(cache=True)
 def address_table(keys):  # pragma: no cover - compiled
     """An open-addressing hash table of ``keys`` (object addresses, never 0) for
     :func:`match_addresses`: slots of (key, position), 2-4 slots per key, hashed by Fibonacci
     multiplication; a repeated key keeps its first position."""
-    bits = 1
-    while (1 << bits) < 2 * keys.shape[0]:
-        bits += 1
+    bits = _log2_ceil(2 * keys.shape[0])
     mask = (1 << bits) - 1
     shift = np.uint64(64 - bits)
     slots = np.zeros((1 << bits, 2), np.int64)  # key 0: empty
@@ -399,10 +406,7 @@ def match_addresses(slots, queries):  # pragma: no cover - compiled
     absent: one probe (one cache line) per query, mostly, against the log2(keys) cache-missing
     probes of a binary search."""
     mask = slots.shape[0] - 1
-    bits = 0
-    while (1 << bits) < slots.shape[0]:
-        bits += 1
-    shift = np.uint64(64 - bits)
+    shift = np.uint64(64 - _log2_ceil(slots.shape[0]))
     out = np.full(queries.shape[0], -1, np.int64)
     for i in range(queries.shape[0]):
         k = queries[i]
@@ -449,9 +453,7 @@ def string_table(keys):  # pragma: no cover - compiled
     :func:`match_strings`: slots hold key positions (-1: empty), 2-4 slots per key; a repeated
     key keeps its first position."""
     n = keys.shape[0]
-    bits = 1
-    while (1 << bits) < 2 * n:
-        bits += 1
+    bits = _log2_ceil(2 * n)
     mask = (1 << bits) - 1
     shift = np.uint64(64 - bits)
     slots = np.full(1 << bits, -1, np.int64)
@@ -472,10 +474,7 @@ def match_strings(slots, keys, queries):  # pragma: no cover - compiled
     part of a string here, so a string ending in NUL characters matches its stripped form: the
     caller compares lengths."""
     mask = slots.shape[0] - 1
-    bits = 0
-    while (1 << bits) < slots.shape[0]:
-        bits += 1
-    shift = np.uint64(64 - bits)
+    shift = np.uint64(64 - _log2_ceil(slots.shape[0]))
     out = np.full(queries.shape[0], -1, np.int64)
     for i in range(queries.shape[0]):
         k = _code_len(queries, i)

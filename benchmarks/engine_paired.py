@@ -36,6 +36,7 @@ from engine import batch_arrays, debate_corpus, random_dag, random_digraph  # no
 from argfaith.qbaf import QBAF, dfquad_strengths  # noqa: E402
 from argfaith.qbaf.batch import QBAFBatch, dfquad_batch  # noqa: E402
 from argfaith.qbaf.gradual import gradual_strengths  # noqa: E402
+from argfaith.qbaf.semantics import NAMED  # noqa: E402
 from argfaith.qbaf.paths import relevance_mask  # noqa: E402
 
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -69,6 +70,8 @@ def case(row):
         _, sem, wl = kind.split("/")
         method = "rk4" if wl == "cyclic-rk4" else "sync"
         tau, a, s = random_digraph(n, seed=n) if wl.startswith("cyclic") else random_dag(n, seed=n, shuffle=wl == "dag-shuffled")
+        if NAMED[sem].attack_only:  # as benchmarks/semantics.py: supports become attacks
+            a, s = np.concatenate([a, s]), np.zeros((0, 2), a.dtype)
         q, o = QBAF.from_arrays(tau, a, s), oq.QBAF.from_arrays(tau, a, s)
         return (lambda: gradual_strengths(q, sem, method=method, max_iter=1000)), \
             (lambda: ogradual.gradual_strengths(o, sem, method=method, max_iter=1000)), \

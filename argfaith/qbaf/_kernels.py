@@ -270,18 +270,9 @@ def pro_con_chunk(iptr, isrc, iatt, targets, r0, r1, z, in_queue, queue, touched
     return pro_ptr, pro_idx, con_ptr, con_idx
 
 
-@njit(cache=True)
-def reach_backward(n, ptr, src, seeds):  # pragma: no cover - compiled
-    """Mask of the nodes with a (possibly empty) path to some seed, following ``src`` rows
-    (depth-first, explicit stack)."""
-    seen = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(max(n, 1), dtype=np.int64)
-    top = 0
-    for s in seeds:
-        if not seen[s]:
-            seen[s] = True
-            stack[top] = s
-            top += 1
+@njit(cache=True, inline="always")
+def _reach_from_stack(ptr, src, seen, stack, top):  # pragma: no cover - compiled
+    # depth-first search along ``src`` rows from the ``top`` nodes on ``stack`` (already seen)
     while top > 0:
         top -= 1
         v = stack[top]
@@ -295,21 +286,36 @@ def reach_backward(n, ptr, src, seeds):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def reach_backward(n, ptr, src, seeds):  # pragma: no cover - compiled
+    """Mask of the nodes with a (possibly empty) path to some seed, following ``src`` rows
+    (depth-first, explicit stack)."""
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(max(n, 1), dtype=np.int64)
+    top = 0
+    for s in seeds:
+        if not seen[s]:
+            seen[s] = True
+            stack[top] = s
+            top += 1
+    return _reach_from_stack(ptr, src, seen, stack, top)
+
+
+@njit(cache=True)
 def reach_to_targets(n, iptr, isrc, is_target):  # pragma: no cover - compiled
-    """Arguments with a non-empty path to some target: :func:`reach_backward` from the targets'
-    predecessors."""
-    m = 0
-    for x in range(n):
-        if is_target[x]:
-            m += iptr[x + 1] - iptr[x]
-    seeds = np.empty(m, np.int64)
-    k = 0
+    """Arguments with a non-empty path to some target: the search of :func:`reach_backward`
+    started from the targets' predecessors."""
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(max(n, 1), dtype=np.int64)
+    top = 0
     for x in range(n):
         if is_target[x]:
             for j in range(iptr[x], iptr[x + 1]):
-                seeds[k] = isrc[j]
-                k += 1
-    return reach_backward(n, iptr, isrc, seeds)
+                u = isrc[j]
+                if not seen[u]:
+                    seen[u] = True
+                    stack[top] = u
+                    top += 1
+    return _reach_from_stack(iptr, isrc, seen, stack, top)
 
 
 # -------------------------------------------------------------------------------------- graph

@@ -271,17 +271,23 @@ def pro_con_chunk(iptr, isrc, iatt, targets, r0, r1, z, in_queue, queue, touched
 
 
 @njit(cache=True, inline="always")
+def _push(u, seen, stack, top):  # pragma: no cover - compiled
+    # put u on the search stack unless it was seen; the new stack height
+    if seen[u]:
+        return top
+    seen[u] = True
+    stack[top] = u
+    return top + 1
+
+
+@njit(cache=True, inline="always")
 def _reach_from_stack(ptr, src, seen, stack, top):  # pragma: no cover - compiled
     # depth-first search along ``src`` rows from the ``top`` nodes on ``stack`` (already seen)
     while top > 0:
         top -= 1
         v = stack[top]
         for j in range(ptr[v], ptr[v + 1]):
-            u = src[j]
-            if not seen[u]:
-                seen[u] = True
-                stack[top] = u
-                top += 1
+            top = _push(src[j], seen, stack, top)
     return seen
 
 
@@ -293,10 +299,7 @@ def reach_backward(n, ptr, src, seeds):  # pragma: no cover - compiled
     stack = np.empty(max(n, 1), dtype=np.int64)
     top = 0
     for s in seeds:
-        if not seen[s]:
-            seen[s] = True
-            stack[top] = s
-            top += 1
+        top = _push(s, seen, stack, top)
     return _reach_from_stack(ptr, src, seen, stack, top)
 
 
@@ -310,11 +313,7 @@ def reach_to_targets(n, iptr, isrc, is_target):  # pragma: no cover - compiled
     for x in range(n):
         if is_target[x]:
             for j in range(iptr[x], iptr[x + 1]):
-                u = isrc[j]
-                if not seen[u]:
-                    seen[u] = True
-                    stack[top] = u
-                    top += 1
+                top = _push(isrc[j], seen, stack, top)
     return _reach_from_stack(iptr, isrc, seen, stack, top)
 
 

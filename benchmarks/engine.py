@@ -26,6 +26,16 @@ incoming CSR) on the same arrays.
 
 The bipolar rows come from ``benchmarks/engine_bipolar.py:run(quick)`` when that file exists.
 
+``--baseline REV`` (e.g. ``main``) also times argfaith as it was at git revision ``REV`` on the
+same inputs, in the same process, alternately with the current code (``benchmarks/baseline.py``):
+every DF-QuAD, batch, pro/con and relevance row gets ``seconds_paired`` and ``baseline_seconds``
+(and the same for the build), the best of ``--repeat`` runs of each taken alternately — so both
+run on caches the other has just used, slower than ``seconds`` at small sizes — and
+``vs_baseline`` = seconds_paired / baseline_seconds together with the median of the paired ratios
+(``vs_baseline_median``, robust to load changes between pairs); the per-target set-attack search
+(the bipolar kernel both versions share) gets rows ``set-attacks-search/...`` of its own. The
+results must agree.
+
 Run ``python benchmarks/engine.py [--quick]``: prints a table, writes
 ``benchmarks/results/engine.json``.
 """
@@ -33,6 +43,7 @@ Run ``python benchmarks/engine.py [--quick]``: prints a table, writes
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
@@ -45,14 +56,19 @@ from typing import Any
 
 import numpy as np
 
-from argfaith.qbaf import QBAF, dfquad_strengths
-from argfaith.qbaf.batch import QBAFBatch, dfquad_batch
-from argfaith.qbaf.paths import pro_con_index, relevance_mask
-from argfaith.qbaf.reference import dfquad_reference, pro_con_sets_reference
+# The argfaith beside this script, also when an editable install points at another checkout:
+# otherwise the timings (and the "after" of --baseline) would be of that checkout's code.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from argfaith.qbaf import QBAF, dfquad_strengths  # noqa: E402
+from argfaith.qbaf.batch import QBAFBatch, dfquad_batch  # noqa: E402
+from argfaith.qbaf.paths import pro_con_index, relevance_mask  # noqa: E402
+from argfaith.qbaf.reference import dfquad_reference, pro_con_sets_reference  # noqa: E402
 
 __all__ = ["random_dag", "random_digraph", "debate_corpus", "batch_arrays", "run", "main"]
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # baseline.py, engine_bipolar.py
 RESULTS = HERE / "results" / "engine.json"
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
 QUICK_SIZES = (500, 2_000)
@@ -157,6 +173,33 @@ def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
     return best
 
 
+#: argfaith at the ``--baseline`` revision (a module), or None.
+OLD: Any = None
+
+
+def _old(sub: str) -> Any:
+    """A submodule of the baseline package (``"qbaf.batch"`` → ``argfaith_<sha>.qbaf.batch``)."""
+    return importlib.import_module(f"{OLD.__name__}.{sub}")
+
+
+def _versus(row: dict[str, Any], new: Callable[[], Any], old: Callable[[], Any], repeat: int,
+            same: Callable[[Any, Any], bool], build: tuple[Callable[[], Any], Callable[[], Any]] | None = None) -> None:
+    """Time ``new`` and ``old`` alternately (best of ``repeat`` each) into ``row``; their outputs
+    must agree by ``same``."""
+    from baseline import paired
+
+    (nw, _, a), (ow, _, b), med = paired(new, old, repeat, _timed)
+    assert same(a, b), f"{row['task']} n={row['n_arguments']}: the baseline disagrees"
+    row.update(seconds_paired=nw, baseline_seconds=ow, vs_baseline=nw / ow if ow > 0 else None, vs_baseline_median=med)
+    if build is not None:
+        (bw, _, _), (obw, _, _), bmed = paired(build[0], build[1], max(1, repeat), _timed)
+        row.update(build_seconds_paired=bw, baseline_build_seconds=obw, build_vs_baseline_median=bmed)
+
+
+def _same_strengths(a: Any, b: Any) -> bool:
+    return bool(np.array_equal(a.values, b.values) and (a.converged, a.iterations, a.residual) == (b.converged, b.iterations, b.residual))
+
+
 def _row(task: str, n: int, m: int, wall: float, cpu: float, **kw: Any) -> dict[str, Any]:
     ref = kw.get("reference_seconds")
     return {
@@ -211,6 +254,13 @@ def bench_dfquad(sizes: tuple[int, ...], repeat: int, ref_cap: int, cyclic: bool
         task = ("dfquad/dag-shuffled" if shuffle else "dfquad/dag") if not cyclic else f"dfquad/cyclic-{method}"
         rows.append(_row(task, q.n, q.n_edges, wall, cpu, build_seconds=b_wall, reference_seconds=ref_wall,
                          reference_extrapolated=extrapolated, notes=notes))
+        if OLD is not None:
+            oq = _old("qbaf").QBAF.from_arrays(tau, att, sup)
+            _versus(rows[-1], lambda: dfquad_strengths(q, method=method, max_iter=1000),
+                    lambda: _old("qbaf").dfquad_strengths(oq, method=method, max_iter=1000), repeat, _same_strengths,
+                    build=(lambda: QBAF.from_arrays(tau, att, sup), lambda: _old("qbaf").QBAF.from_arrays(tau, att, sup)))
+            del oq
+            log(f"  baseline {rows[-1]['baseline_seconds']:.4f} s: x{rows[-1]['vs_baseline']:.3f} (median pair x{rows[-1]['vs_baseline_median']:.3f})")
         log(f"{task} n={n}: {wall:.4f} s (build {b_wall:.3f} s), reference {ref_wall:.2f} s")
         del q, r
     return rows
@@ -239,11 +289,17 @@ def bench_procon(sizes: tuple[int, ...], repeat: int, sample: int, log: Callable
                                f"(pro_con_sets_reference) on {len(picked)} proposals"
                                + (" scaled to all (adjacency build counted once)" if len(picked) < len(props) else "")))
         log(f"procon n={n}: {wall:.4f} s, reference {full:.2f} s")
+        if OLD is not None:
+            oq = _old("qbaf").QBAF.from_arrays(q.base_scores, q.attack_array, q.support_array, is_proposal=q.is_proposal, debate=True)
+            _versus(rows[-1], lambda: pro_con_index(q), lambda: _old("qbaf.paths").pro_con_index(oq), repeat,
+                    lambda a, b: np.array_equal(a.pro_idx, b.pro_idx) and np.array_equal(a.con_idx, b.con_idx))
         wall, cpu, mask = _best(lambda: relevance_mask(q), repeat)
         ref_wall, _, expected = _timed(lambda: _relevance_reference(q))
         assert set(np.flatnonzero(mask).tolist()) == expected
         rows.append(_row("relevance/corpus", q.n, q.n_edges, wall, cpu, reference_seconds=ref_wall,
                          notes=f"{int(mask.sum())} relevant speech arguments; reference: Python BFS"))
+        if OLD is not None:
+            _versus(rows[-1], lambda: relevance_mask(q), lambda: _old("qbaf.paths").relevance_mask(oq), repeat, np.array_equal)
     return rows
 
 
@@ -283,7 +339,39 @@ def bench_batch(n_fw: int, repeat: int, sample: int, log: Callable[[str], None])
                          notes=f"{n_fw} QBAFs x 20 args; {int(r.converged.sum())} converged; "
                                f"one dfquad_strengths call per QBAF: {one_wall * scale:.1f} s; reference: "
                                f"dfquad_reference per QBAF on {len(picked)} QBAFs" + (" scaled" if scale > 1 else "")))
+        if OLD is not None:
+            ob = _old("qbaf.batch")
+            obatch = ob.QBAFBatch.from_arrays(**arrays)
+            _versus(rows[-1], lambda: dfquad_batch(batch, max_iter=1000), lambda: ob.dfquad_batch(obatch, max_iter=1000), repeat,
+                    lambda a, b: np.array_equal(a.values, b.values) and np.array_equal(a.iterations, b.iterations)
+                    and np.array_equal(a.residual, b.residual) and np.array_equal(a.converged, b.converged),
+                    build=(lambda: QBAFBatch.from_arrays(**arrays), lambda: ob.QBAFBatch.from_arrays(**arrays)))
+            del obatch
         log(f"batch cyclic={cyclic}: {wall:.3f} s (+ from_arrays {b_wall:.3f} s), reference {ref_wall * scale:.1f} s")
+    return rows
+
+
+def bench_set_attack_search(sizes: tuple[int, ...], repeat: int, log: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The per-target set-attack search kernel (what ``set_attacks(q, algorithm="search")``
+    runs) against the baseline's, on the bipolar benchmark's frameworks (``--baseline`` only).
+    The kernel is called directly: ``set_attacks`` returns a relation cached on the QBAF, so
+    timing it twice would time a dictionary lookup."""
+    from engine_bipolar import VARIANTS, bipolar_framework
+
+    from argfaith.qbaf import _bipolar_kernels as K
+    from argfaith.qbaf.bipolar import _csr
+
+    OK = _old("qbaf._bipolar_kernels")
+    rows = []
+    for variant in ("debate", "summary"):
+        for n in sizes:
+            q = bipolar_framework(n, seed=n, **VARIANTS[variant])
+            args = (q.n, *_csr(q.n, q.support_array, by_target=True), *_csr(q.n, q.attack_array, by_target=True))
+            wall, cpu, (ptr, idx, _) = _best(lambda: K.set_attack_csr(*args), repeat)
+            rows.append(_row(f"set-attacks-search/{variant}", q.n, q.n_edges, wall, cpu, notes=f"|R| = {len(idx)}; the kernel alone"))
+            _versus(rows[-1], lambda: K.set_attack_csr(*args), lambda: OK.set_attack_csr(*args), repeat,
+                    lambda a, b: all(np.array_equal(x, y) for x, y in zip(a, b)))
+            log(f"set-attacks-search/{variant} n={n}: {wall:.4f} s, baseline x{rows[-1]['vs_baseline']:.3f}")
     return rows
 
 
@@ -338,6 +426,8 @@ def run(quick: bool = False, *, repeat: int = 3, ref_cap: int = 1_000_000, bipol
         more, note = bipolar_rows(quick, log)
         rows += more
         notes.append(note)
+        if OLD is not None:
+            rows += bench_set_attack_search((200, 1000) if quick else (1000, 2000, 5000), repeat, log)
     return rows, notes
 
 
@@ -347,16 +437,46 @@ def _fmt(v: float | None, spec: str) -> str:
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     head = f"{'task':<26} {'n':>9} {'edges':>9} {'seconds':>9} {'cpu s':>8} {'build s':>8} {'reference s':>12} {'speedup':>9}"
+    base = any("baseline_seconds" in r for r in rows)
+    if base:
+        head += f" {'baseline s':>10} {'× baseline':>10} {'median':>7}"
     print(head)
     print("-" * len(head))
     for r in rows:
         ref = _fmt(r["reference_seconds"], ".3f") + ("*" if r.get("reference_extrapolated") else "")
-        print(
+        line = (
             f"{r['task']:<26} {r['n_arguments']:>9} {r['n_edges']:>9} {r['seconds']:>9.4f} "
             f"{_fmt(r.get('cpu_seconds'), '8.3f'):>8} {_fmt(r.get('build_seconds'), '8.3f'):>8} {ref:>12} "
             f"{_fmt(r['speedup'], '8.0f') + 'x' if r['speedup'] is not None else '—':>9}"
         )
+        if base:
+            line += (f" {_fmt(r.get('baseline_seconds'), '10.4f'):>10} {_fmt(r.get('vs_baseline'), '10.3f'):>10}"
+                     f" {_fmt(r.get('vs_baseline_median'), '7.3f'):>7}")
+        print(line)
     print("* reference extrapolated (see notes in the JSON)")
+
+
+def markdown(res: dict[str, Any]) -> str:
+    """The write-up's table from a results JSON (``--tables FILE``); with the before/after
+    columns when the run had ``--baseline``."""
+    rows = res["rows"]
+    base = any("baseline_seconds" in r for r in rows)
+    head = "| task | n | edges | seconds | CPU s | build s | reference s | speedup |"
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|"
+    if base:
+        head += " paired: after s | before s | × | median × | build median × |"
+        rule += "---:|---:|---:|---:|---:|"
+    out = [head, rule]
+    f = lambda v, spec: "—" if v is None else format(v, spec)  # noqa: E731
+    for r in rows:
+        ref = "—" if r.get("reference_seconds") is None else f"{r['reference_seconds']:.2f}" + (" *" if r.get("reference_extrapolated") else "")
+        line = (f"| {r['task']} | {r['n_arguments']:,} | {r['n_edges']:,} | {r['seconds']:.4f} | {f(r.get('cpu_seconds'), '.3f')} | "
+                f"{f(r.get('build_seconds'), '.3f')} | {ref} | {f(r.get('speedup'), ',.0f') + '×' if r.get('speedup') else '—'} |")
+        if base:
+            line += (f" {f(r.get('seconds_paired'), '.4f')} | {f(r.get('baseline_seconds'), '.4f')} | {f(r.get('vs_baseline'), '.3f')} | "
+                     f"{f(r.get('vs_baseline_median'), '.3f')} | {f(r.get('build_vs_baseline_median'), '.3f')} |")
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -367,7 +487,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--only", nargs="+", choices=TASKS, default=list(TASKS), help="workloads to run")
     ap.add_argument("--skip-bipolar", action="store_true", help="do not import benchmarks/engine_bipolar.py")
     ap.add_argument("--out", type=Path, default=RESULTS, help="JSON output path")
+    ap.add_argument("--baseline", default=None, metavar="REV", help="also time argfaith at git revision REV (benchmarks/baseline.py)")
+    ap.add_argument("--tables", type=Path, default=None, help="print the Markdown table of an earlier results JSON and exit")
     args = ap.parse_args(argv)
+    if args.tables is not None:
+        print(markdown(json.loads(args.tables.read_text(encoding="utf-8"))), end="")
+        return
+    if args.baseline:
+        global OLD
+        from baseline import load_baseline
+
+        OLD = load_baseline(args.baseline)
     t0 = time.perf_counter()
     load0 = os.getloadavg()
     rows, notes = run(args.quick, repeat=args.repeat, ref_cap=args.reference_cap, bipolar=not args.skip_bipolar,
@@ -389,7 +519,9 @@ def main(argv: list[str] | None = None) -> None:
         "load_average_end": os.getloadavg(),
         "total_seconds": time.perf_counter() - t0,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "argfaith": str(Path(sys.modules["argfaith"].__file__).parent),
         "notes": notes,
+        "baseline": None if OLD is None else {"revision": args.baseline, "package": OLD.__name__},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1) + "\n", encoding="utf-8")

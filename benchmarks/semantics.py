@@ -43,6 +43,23 @@ outside the repository and put them on the path, e.g.::
 pairs, tuples, a dict ``{id: τ}`` with id pairs, and ``from_networkx`` on a DiGraph, at
 ``--construction-n`` arguments (default 10^6, ~5·10^6 edges); every result is checked equal.
 
+``lists``: the whole job from Python containers on one shuffled DAG (``--lists-n`` arguments,
+default 10^6, ~5·10^6 edges) against two plain-Python yardsticks — the plain-Python reference
+(:func:`argfaith.qbaf.reference.dfquad_reference`, on the built framework) and
+:func:`plain_python_dfquad` (from the same lists) — for the kernel alone, ``QBAF.from_edges`` +
+``dfquad_strengths`` from lists of int pairs, from a dict ``{id: τ}`` with pairs of the id objects,
+and with pairs of equal but distinct strings; with ``--baseline``, each also at ``REV``.
+
+``--plain-max N`` (default 10^6): on the DAG workloads, the DF-QuAD rows also time a plain-Python
+pass over the same Python lists (:func:`plain_python_dfquad`: incoming lists, a depth-first
+topological order, the products; no numpy, checked bit-identical) — the yardstick of "the whole
+job from Python lists" (``QBAF.from_edges`` + solve) and of the kernel alone.
+
+``--baseline REV`` (e.g. ``main``): every row also times argfaith at git revision ``REV`` on the
+same graph, in the same process, alternately with the current code (``benchmarks/baseline.py``):
+the kernel on a prebuilt QBAF and the whole job from Python lists, best of ``--repeat`` each,
+with the median of the paired ratios. The results must agree bit for bit.
+
 Run ``python benchmarks/semantics.py [--quick]``: prints tables, writes
 ``benchmarks/results/semantics.json``.
 """
@@ -65,7 +82,9 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # the argfaith beside this script, not an installed one elsewhere
 
+from baseline import paired  # noqa: E402
 from engine import random_dag, random_digraph  # noqa: E402
 
 from argfaith.qbaf import QBAF, from_networkx  # noqa: E402
@@ -183,6 +202,43 @@ def _peer_offers(peer: str, sem: str, workload: str) -> bool:
     return sem in UNCERTAINPY_PAIRS and workload != "cyclic-sync"
 
 
+# ------------------------------------------------------------------------- plain Python
+def plain_python_dfquad(tau: list[float], attacks: list[tuple[int, int]], supports: list[tuple[int, int]]) -> list[float]:
+    """DF-QuAD of an acyclic framework given as Python lists, in plain Python: the attackers and
+    supporters of each argument in input order, then a depth-first pass that evaluates each
+    argument once its predecessors are done (the products in input order, as the engine)."""
+    n = len(tau)
+    att: list[list[int]] = [[] for _ in range(n)]
+    sup: list[list[int]] = [[] for _ in range(n)]
+    for s, t in attacks:
+        att[t].append(s)
+    for s, t in supports:
+        sup[t].append(s)
+    sigma: list[float | None] = [None] * n
+    for r in range(n):
+        if sigma[r] is not None:
+            continue
+        stack = [r]
+        while stack:
+            v = stack[-1]
+            todo = [u for u in att[v] if sigma[u] is None] + [u for u in sup[v] if sigma[u] is None]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            if sigma[v] is not None:
+                continue
+            pa = 1.0
+            for u in att[v]:
+                pa *= 1.0 - sigma[u]  # type: ignore[operator]
+            ps = 1.0
+            for u in sup[v]:
+                ps *= 1.0 - sigma[u]  # type: ignore[operator]
+            va, vs, v0 = 1.0 - pa, 1.0 - ps, tau[v]
+            sigma[v] = v0 - v0 * (va - vs) if va >= vs else v0 + (1.0 - v0) * (vs - va)
+    return sigma  # type: ignore[return-value]
+
+
 # ---------------------------------------------------------------------------- semantics
 def _graph(workload: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if workload == "dag":
@@ -195,6 +251,7 @@ def _graph(workload: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np
 def run_semantics(
     sizes: tuple[int, ...], *, repeat: int, reference_max: int, peer_max: int, peer_cyclic_max: int, rk4_max: int,
     semantics: list[str], workloads: list[str], use_peers: bool, log: Callable[[str], None],
+    plain_max: int = 0, old: Any = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     peers, notes = _peers() if use_peers else ({}, ["peers not measured (--skip-peers)"])
     rows: list[dict[str, Any]] = []
@@ -207,6 +264,8 @@ def run_semantics(
             tau, a, s = _graph(workload, n, seed=n)
             q_bi = QBAF.from_arrays(tau, a, s)
             q_att = QBAF.from_arrays(tau, np.concatenate([a, s]))
+            if old is not None:
+                oqs = {"bi": old.qbaf.QBAF.from_arrays(tau, a, s), "att": old.qbaf.QBAF.from_arrays(tau, np.concatenate([a, s]))}
             # Python lists a library user holds (built outside every timer).
             lists = {}
             for key, q in (("bi", q_bi), ("att", q_att)):
@@ -265,9 +324,30 @@ def run_semantics(
                     row["fastest_peer"] = fastest
                     row["vs_fastest_peer"] = timed[fastest] / wall
                     row["vs_fastest_peer_from_lists"] = timed[fastest] / lw
+                if old is not None:
+                    og = importlib.import_module(old.__name__ + ".qbaf.gradual")
+                    oq = oqs[key]
+                    (kw_, _, kn), (ow, _, ko), med = paired(
+                        lambda: gradual_strengths(q, sem, method=method, max_iter=1000),
+                        lambda: og.gradual_strengths(oq, name, method=method, max_iter=1000), repeat, _timed)
+                    assert np.array_equal(kn.values, ko.values) and (kn.converged, kn.iterations, kn.residual) == (
+                        ko.converged, ko.iterations, ko.residual), f"{name} {workload} {n}: the baseline disagrees"
+                    (lw2, _, _), (olw, _, _), lmed = paired(
+                        lambda: gradual_strengths(QBAF.from_edges(tl, al, sl), sem, method=method, max_iter=1000),
+                        lambda: og.gradual_strengths(old.qbaf.QBAF.from_edges(tl, al, sl), name, method=method, max_iter=1000),
+                        repeat, _timed)
+                    row.update(seconds_paired=kw_, baseline_seconds=ow, vs_baseline=kw_ / ow, vs_baseline_median=med,
+                               from_lists_paired=lw2, baseline_from_lists_seconds=olw, from_lists_vs_baseline=lw2 / olw,
+                               from_lists_vs_baseline_median=lmed)
+                if name == "dfquad" and workload.startswith("dag") and n <= plain_max:
+                    pw, _, pv = _timed(lambda: plain_python_dfquad(tl, al, sl))
+                    assert np.array_equal(np.array(pv), r.values), "the plain-Python pass disagrees"
+                    row.update(plain_seconds=pw, plain_vs_kernel=pw / wall, plain_vs_from_lists=pw / lw)
                 rows.append(row)
                 log(_fmt_row(row))
             del q_bi, q_att, lists
+            if old is not None:
+                del oqs
     return rows, notes
 
 
@@ -278,8 +358,15 @@ def _fmt_row(r: dict[str, Any]) -> str:
     )
     ref = f"ref {r['reference_seconds']:.3g}s {'=' if r['reference_bit_identical'] else '≠'}" if r["reference_seconds"] is not None else ""
     vs = f"{r['vs_dfquad']:.2f}×DF-QuAD" if r["vs_dfquad"] is not None else ""
+    base = ""
+    if "baseline_seconds" in r:
+        base = (f" | before {r['baseline_seconds']:.4f}s ×{r['vs_baseline']:.3f} (median ×{r['vs_baseline_median']:.3f}), "
+                f"lists before {r['baseline_from_lists_seconds']:.3g}s ×{r['from_lists_vs_baseline']:.3f} "
+                f"(median ×{r['from_lists_vs_baseline_median']:.3f})")
+    if "plain_seconds" in r:
+        base += f" | plain Python {r['plain_seconds']:.3g}s = {r['plain_vs_kernel']:.0f}× kernel, {r['plain_vs_from_lists']:.1f}× from lists"
     return (f"{r['semantics']:23s} {r['workload']:13s} n={r['n_arguments']:>9,} {r['seconds']:8.4f}s {vs:14s} "
-            f"lists {r['from_lists_seconds']:.3g}s {ref} {peers}")
+            f"lists {r['from_lists_seconds']:.3g}s {ref} {peers}{base}")
 
 
 # ------------------------------------------------------------------------- construction
@@ -326,6 +413,56 @@ def run_construction(n: int, *, repeat: int, log: Callable[[str], None]) -> list
     return rows
 
 
+# ------------------------------------------------------------------------------ lists
+def run_lists(n: int, *, repeat: int, old: Any, log: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The whole job from Python containers vs the plain-Python yardsticks (module docstring)."""
+    from argfaith.qbaf import dfquad_strengths
+    from argfaith.qbaf.reference import dfquad_reference
+
+    tau, a, s = random_dag(n, seed=n, shuffle=True)
+    q = QBAF.from_arrays(tau, a, s)
+    ids = [f"a{i}" for i in range(n)]
+    tl = tau.tolist()
+    al = [tuple(e) for e in a.tolist()]
+    sl = [tuple(e) for e in s.tolist()]
+    d = dict(zip(ids, tl))
+    ai, si = [(ids[u], ids[v]) for u, v in al], [(ids[u], ids[v]) for u, v in sl]
+    fi = [("".join(("a", str(u))), "".join(("a", str(v)))) for u, v in al]
+    fs = [("".join(("a", str(u))), "".join(("a", str(v)))) for u, v in sl]
+    dfquad_strengths(QBAF.from_arrays([0.5, 0.2], attacks=[(1, 0)]))
+    rw, rc, ref = _timed(lambda: dfquad_reference(q))
+    pw, pc, pv = _timed(lambda: plain_python_dfquad(tl, al, sl))
+    assert np.array_equal(np.array(ref[0]), np.array(pv)), "the two plain-Python passes disagree"
+    log(f"lists n={n:,}: reference {rw:.1f} s, plain-Python pass {pw:.1f} s")
+    jobs: list[tuple[str, Callable[[], Any], Callable[[Any], Callable[[], Any]]]] = [
+        ("kernel (prebuilt QBAF)", lambda: dfquad_strengths(q),
+         lambda o: (lambda oq=o.qbaf.QBAF.from_arrays(tau, a, s): lambda: o.qbaf.dfquad_strengths(oq))()),
+        ("from_edges: lists of int pairs", lambda: dfquad_strengths(QBAF.from_edges(tl, al, sl)),
+         lambda o: lambda: o.qbaf.dfquad_strengths(o.qbaf.QBAF.from_edges(tl, al, sl))),
+        ("from_edges: dict {id: τ}, pairs of the id objects", lambda: dfquad_strengths(QBAF.from_edges(d, ai, si)),
+         lambda o: lambda: o.qbaf.dfquad_strengths(o.qbaf.QBAF.from_edges(d, ai, si))),
+        ("from_edges: dict {id: τ}, pairs of equal distinct strings", lambda: dfquad_strengths(QBAF.from_edges(d, fi, fs)),
+         lambda o: lambda: o.qbaf.dfquad_strengths(o.qbaf.QBAF.from_edges(d, fi, fs))),
+    ]
+    rows = []
+    for label, new, make_old in jobs:
+        row: dict[str, Any] = {"task": label, "n_arguments": n, "n_edges": q.n_edges, "reference_seconds": rw,
+                               "plain_seconds": pw}
+        if old is not None:
+            (w, c, r), (ow, _, orr), med = paired(new, make_old(old), repeat, _timed)
+            assert np.array_equal(r.values, orr.values)
+            row.update(baseline_seconds=ow, vs_baseline=w / ow, vs_baseline_median=med,
+                       baseline_reference_ratio=rw / ow, baseline_plain_ratio=pw / ow)
+        else:
+            w, c, r = _best(new, repeat)
+        assert np.array_equal(r.values, np.array(ref[0])), label
+        row.update(seconds=w, cpu_seconds=c, reference_ratio=rw / w, plain_ratio=pw / w)
+        rows.append(row)
+        log(f"  {label:58s} {w:.3f} s: reference ÷ {rw / w:.1f}×, plain ÷ {pw / w:.1f}×"
+            + (f" (before {row['baseline_seconds']:.3f} s: {row['baseline_reference_ratio']:.1f}×, {row['baseline_plain_ratio']:.1f}×)" if old is not None else ""))
+    return rows
+
+
 # ------------------------------------------------------------------------------- tables
 def markdown(res: dict[str, Any]) -> str:
     """The write-up's tables from a results JSON (``--tables FILE``)."""
@@ -351,6 +488,46 @@ def markdown(res: dict[str, Any]) -> str:
                 f"| {r['semantics']} | {r['workload']} | {r['n_arguments']:,} | {r['n_edges']:,} | {r['seconds']:.4f} | {vs} | "
                 f"{r['from_lists_seconds']:.3g} | {ref} | {peer.get('qbaf-py', '—')} | {peer.get('uncertainpy', '—')} | {ratio} |"
             )
+    based = [r for r in rows if "baseline_seconds" in r]
+    if based:
+        rev = (res.get("baseline") or {}).get("revision", "baseline")
+        out.append("")
+        out.append(f"Before ({rev}) and after, in the same process, alternately (best of each; median of the paired ratios):")
+        out.append("")
+        out.append("| semantics | workload | n | kernel s | before s | × | median × | from lists s | before s | × | median × |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in based:
+            out.append(
+                f"| {r['semantics']} | {r['workload']} | {r['n_arguments']:,} | {r['seconds_paired']:.4f} | {r['baseline_seconds']:.4f} | "
+                f"{r['vs_baseline']:.3f} | {r['vs_baseline_median']:.3f} | {r['from_lists_paired']:.3g} | "
+                f"{r['baseline_from_lists_seconds']:.3g} | {r['from_lists_vs_baseline']:.3f} | {r['from_lists_vs_baseline_median']:.3f} |"
+            )
+    plain = [r for r in rows if "plain_seconds" in r]
+    if plain:
+        out.append("")
+        out.append("| DF-QuAD | n | edges | plain Python s | kernel s | plain ÷ kernel | from lists s | plain ÷ from lists |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r in plain:
+            out.append(
+                f"| {r['workload']} | {r['n_arguments']:,} | {r['n_edges']:,} | {r['plain_seconds']:.3g} | {r['seconds']:.4f} | "
+                f"{r['plain_vs_kernel']:,.0f}× | {r['from_lists_seconds']:.3g} | {r['plain_vs_from_lists']:.1f}× |"
+            )
+    lrows = res.get("lists_rows") or []
+    if lrows:
+        r0 = lrows[0]
+        out.append("")
+        out.append(f"Whole job on a shuffled DAG of {r0['n_arguments']:,} arguments / {r0['n_edges']:,} edges; yardsticks: "
+                   f"plain-Python reference {r0['reference_seconds']:.1f} s, plain-Python pass from the lists {r0['plain_seconds']:.1f} s.")
+        out.append("")
+        based = "baseline_seconds" in r0
+        out.append("| job | seconds | reference ÷ | plain pass ÷ |" + (" before s | reference ÷ before | plain pass ÷ before | × (median) |" if based else ""))
+        out.append("|---|---:|---:|---:|" + ("---:|---:|---:|---:|" if based else ""))
+        for r in lrows:
+            line = f"| {r['task']} | {r['seconds']:.3f} | {r['reference_ratio']:.1f}× | {r['plain_ratio']:.1f}× |"
+            if based:
+                line += (f" {r['baseline_seconds']:.3f} | {r['baseline_reference_ratio']:.1f}× | {r['baseline_plain_ratio']:.1f}× | "
+                         f"{r['vs_baseline']:.3f} ({r['vs_baseline_median']:.3f}) |")
+            out.append(line)
     crow = res.get("construction_rows") or []
     if crow:
         out.append("")
@@ -372,17 +549,27 @@ def run(args: argparse.Namespace, log: Callable[[str], None] = print) -> dict[st
         "numba": importlib.import_module("numba").__version__,
         "load_average_start": os.getloadavg()[0],
         "cores": os.cpu_count(),
+        "argfaith": str(Path(sys.modules["argfaith"].__file__).parent),
     }
+    old = None
+    if args.baseline:
+        from baseline import load_baseline
+
+        old = load_baseline(args.baseline)
+        importlib.import_module(old.__name__ + ".qbaf.gradual")
+        out["baseline"] = {"revision": args.baseline, "package": old.__name__}
     if "semantics" in args.only:
         rows, notes = run_semantics(
             sizes, repeat=args.repeat, reference_max=args.reference_max, peer_max=args.peer_max,
             peer_cyclic_max=args.peer_cyclic_max, rk4_max=args.rk4_max, semantics=args.semantics,
-            workloads=args.workloads, use_peers=not args.skip_peers, log=log,
+            workloads=args.workloads, use_peers=not args.skip_peers, log=log, plain_max=args.plain_max, old=old,
         )
         out["semantics_rows"] = rows
         out["peer_notes"] = notes
         for nt in notes:
             log(f"note: {nt}")
+    if "lists" in args.only:
+        out["lists_rows"] = run_lists(args.lists_n or (20_000 if args.quick else 1_000_000), repeat=args.repeat, old=old, log=log)
     if "construction" in args.only:
         cn = args.construction_n or (20_000 if args.quick else 1_000_000)
         out["construction_rows"] = run_construction(cn, repeat=args.repeat, log=log)
@@ -395,7 +582,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true", help="small sizes (seconds)")
     p.add_argument("--sizes", type=int, nargs="*", help="argument counts (default 10^3 .. 10^6)")
     p.add_argument("--repeat", type=int, default=3, help="best of N for argfaith timings")
-    p.add_argument("--only", nargs="*", default=["semantics", "construction"], choices=["semantics", "construction"])
+    p.add_argument("--only", nargs="*", default=["semantics", "lists", "construction"], choices=["semantics", "lists", "construction"])
+    p.add_argument("--lists-n", type=int, default=None, help="arguments of the lists rows (default 10^6)")
     p.add_argument("--semantics", nargs="*", default=list(NAMED), choices=list(NAMED))
     p.add_argument("--workloads", nargs="*", default=list(WORKLOADS), choices=list(WORKLOADS))
     p.add_argument("--reference-max", type=int, default=100_000, help="largest n for the plain-Python reference (cyclic: ≤ 10^4)")
@@ -404,6 +592,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rk4-max", type=int, default=100_000, help="largest n for cyclic-rk4")
     p.add_argument("--skip-peers", action="store_true")
     p.add_argument("--construction-n", type=int, default=None, help="arguments of the construction rows (default 10^6)")
+    p.add_argument("--plain-max", type=int, default=1_000_000, help="largest n for the plain-Python DF-QuAD pass (DAG workloads; 0: never)")
+    p.add_argument("--baseline", default=None, metavar="REV", help="also time argfaith at git revision REV (benchmarks/baseline.py)")
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--tables", type=Path, default=None, help="print the Markdown tables of an earlier results JSON and exit")
     args = p.parse_args(argv)

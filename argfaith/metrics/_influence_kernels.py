@@ -8,9 +8,10 @@ pushed forward: on an acyclic framework only the descendants of y change, each o
 topological order. Each target keeps its attacker and supporter products as (product of the
 non-zero factors, number of zero factors), so a changed input updates them in O(1) — one
 division and one multiplication — instead of a rescan of all its inputs (proposals in mined
-debates have thousands). Results agree with re-solving ``Q − y`` from scratch to rounding
-(~1e-15; the differential tests compare with the plain-Python removal in
-:func:`argfaith.metrics.explain.argument_influences_reference`).
+debates have thousands); the new σ comes from the solver's own DF-QuAD combination
+(:func:`argfaith.qbaf._gradual_kernels.dfquad_combine`). Results agree with re-solving
+``Q − y`` from scratch to rounding (~1e-15; the differential tests compare with the
+plain-Python removal in :func:`argfaith.metrics.explain.argument_influences_reference`).
 
 Cost: O(Σ_y (|desc(y)| · log + out-edges of desc(y))) instead of one DF-QuAD solve of the
 ancestor set per (argument, proposal) pair.
@@ -23,6 +24,8 @@ import heapq
 import numpy as np
 from numba import njit
 from numba.typed import List
+
+from argfaith.qbaf._gradual_kernels import dfquad_combine
 
 __all__ = ["aggregation_products", "removal_influences_chunk"]
 
@@ -110,8 +113,7 @@ def removal_influences_chunk(
             v = node_at[heapq.heappop(heap)]
             va = 1.0 - (0.0 if aza[v] > 0 else apa[v])
             vs = 1.0 - (0.0 if azs[v] > 0 else aps[v])
-            v0 = tau[v]
-            nv = v0 - v0 * (va - vs) if va >= vs else v0 + (1.0 - v0) * (vs - va)
+            nv = dfquad_combine(tau[v], va, vs)
             if is_target[v]:
                 out_k.append(k)
                 out_t.append(v)

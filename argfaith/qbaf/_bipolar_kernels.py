@@ -18,7 +18,6 @@ __all__ = [
     "set_attack_csr_bitset",
     "transpose_csr",
     "grounded_labels",
-    "reach_backward",
     "scc_labels",
 ]
 
@@ -179,32 +178,9 @@ def grounded_labels(
 
 
 @njit(cache=True)
-def reach_backward(n: int, ptr: np.ndarray, src: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """Mask of the nodes with a (possibly empty) path to some seed, following ``src`` rows."""
-    seen = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(max(n, 1), dtype=np.int64)
-    top = 0
-    for s in seeds:
-        if not seen[s]:
-            seen[s] = True
-            stack[top] = s
-            top += 1
-    while top > 0:
-        top -= 1
-        v = stack[top]
-        for j in range(ptr[v], ptr[v + 1]):
-            u = src[j]
-            if not seen[u]:
-                seen[u] = True
-                stack[top] = u
-                top += 1
-    return seen
-
-
-@njit(cache=True)
 def scc_labels(n: int, ptr: np.ndarray, dst: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int]:
     """Strongly connected components of the subgraph induced by ``mask`` (Tarjan, iterative;
-    the DF-QuAD solver's :func:`~argfaith.qbaf._kernels.tarjan_components` on successors).
+    the gradual solver's :func:`~argfaith.qbaf._kernels.tarjan_components` on successors).
 
     Returns ``(comp, n_comp)`` with ``comp[v] = -1`` outside the mask. Component numbers are
     in reverse topological order (Tarjan closes sink components first).

@@ -1,14 +1,13 @@
-"""numba kernels of the QBAF engine (private; the public API lives in dfquad, batch, paths, framework).
+"""numba kernels of the QBAF engine's graph work (private; the public API lives in framework,
+batch, paths, graph, bipolar): CSR construction and validation, Tarjan's components, Kahn's order,
+reachability, pro/con sets, batch index translation. The solver of every gradual semantics,
+DF-QuAD included, is :mod:`argfaith.qbaf._gradual_kernels`.
 
-Every kernel works on flat arrays: argument indices ``0..n-1``, base scores ``tau``, and the
-incoming-edge CSR ``(iptr, isrc, iatt)`` (edges entering ``v`` are ``isrc[iptr[v]:iptr[v+1]]``,
-attacks first, each relation in input order) or the outgoing CSR ``(optr, odst, oatt)``.
-All kernels are ``@njit(cache=True)``: the first process compiles them into ``__pycache__`` and
-later processes load the machine code instead of recompiling.
-
-The DF-QuAD kernel follows :func:`argfaith.qbaf.reference.dfquad_reference` operation for
-operation (same aggregation order, same stopping rule, same RK4 stages), so the two agree to
-the last bit; the differential tests rely on that.
+Every kernel works on flat arrays: argument indices ``0..n-1`` and the incoming-edge CSR
+``(iptr, isrc, iatt)`` (edges entering ``v`` are ``isrc[iptr[v]:iptr[v+1]]``, attacks first,
+each relation in input order) or the outgoing CSR ``(optr, odst, oatt)``. All kernels are
+``@njit(cache=True)``: the first process compiles them into ``__pycache__`` and later processes
+load the machine code instead of recompiling.
 
 numba does no bounds checking, so every public wrapper validates indices *before* calling a
 kernel (:func:`build_csr` checks them itself and reports the first bad edge).
@@ -22,21 +21,18 @@ from numba import njit
 __all__ = [
     "build_csr",
     "first_edge_conflict",
-    "dfquad_solve",
+    "tarjan_components",
     "pro_con_chunk",
+    "reach_backward",
     "reach_to_targets",
     "kahn_order",
     "scc_topological",
     "globalize_edges",
-    "METHOD_SYNC",
-    "METHOD_RK4",
+    "address_table",
+    "match_addresses",
+    "string_table",
+    "match_strings",
 ]
-
-METHOD_SYNC = 0
-METHOD_RK4 = 1
-#: Cyclic components at least this large are iterated on a compact copy (see
-#: :func:`_iterate_large_component`); smaller ones in place, where copying would cost more.
-LARGE_COMPONENT = 256
 
 
 # ---------------------------------------------------------------------------------------- CSR
@@ -93,139 +89,29 @@ def build_csr(n, att, sup, key_col):  # pragma: no cover - compiled
 def first_edge_conflict(n, ptr, other):  # pragma: no cover - compiled
     """First pair of CSR slots ``(j1, j2)``, ``j1 < j2``, holding the same (source, target) pair,
     or ``(-1, -1)``. One O(n + m) sweep with a last-seen marker per neighbour instead of sorting
-    edge codes (np.unique would sort 5·10^6 codes)."""
+    edge codes (np.unique would sort 5·10^6 codes); ``j1`` is looked up in the row only when a
+    pair repeats, so the sweep writes one marker per edge."""
     mark = np.full(n, -1, np.int64)
-    where = np.empty(n, np.int64)
     for v in range(n):
         for j in range(ptr[v], ptr[v + 1]):
             u = other[j]
             if mark[u] == v:
-                return where[u], j
+                j1 = ptr[v]
+                while other[j1] != u:
+                    j1 += 1
+                return j1, j
             mark[u] = v
-            where[u] = j
     return -1, -1
 
 
-# ------------------------------------------------------------------------------------ DF-QuAD
-@njit(cache=True, inline="always")
-def _f(v, tau, iptr, isrc, iatt, sigma):  # pragma: no cover - compiled
-    # c(τ, F(attackers), F(supporters)), F(v1..vn) = 1 − ∏(1 − vi), products in CSR order.
-    pa = 1.0
-    ps = 1.0
-    for j in range(iptr[v], iptr[v + 1]):
-        if iatt[j]:
-            pa *= 1.0 - sigma[isrc[j]]
-        else:
-            ps *= 1.0 - sigma[isrc[j]]
-    va = 1.0 - pa
-    vs = 1.0 - ps
-    v0 = tau[v]
-    if va >= vs:
-        return v0 - v0 * (va - vs)
-    return v0 + (1.0 - v0) * (vs - va)
-
-
-@njit(cache=True)
-def _dfs_eval(n, tau, iptr, isrc, iatt, sigma, state):  # pragma: no cover - compiled
-    """One exact pass in topological order: a depth-first search over *predecessors* (iterative,
-    explicit stack) evaluates each argument at its post-order time, when all its predecessors
-    are final. ``state``: 0 unvisited, 1 on the DFS path, 2 final.
-
-    The attacker / supporter products of :func:`_f` are accumulated *during* the scan of a row
-    (a frame keeps its partial products; the edge that caused a descent is read again on return,
-    once its source is final), so every row is read once and the products keep CSR order —
-    bit-identical to :func:`_f` — without the second pass over the row.
-
-    Returns True if the whole graph was evaluated (it is acyclic); False as soon as an edge
-    closes a cycle — ``state == 2`` then marks the arguments already final. A post-order over
-    the incoming CSR needs no outgoing CSR, unlike Kahn's algorithm (measured: ~0.4 s less at
-    5·10^6 edges).
-    """
-    stack_v = np.empty(n, np.int64)
-    stack_j = np.empty(n, np.int64)
-    stack_pa = np.empty(n, np.float64)
-    stack_ps = np.empty(n, np.float64)
-    for r in range(n):
-        if state[r] != 0:
-            continue
-        state[r] = 1
-        stack_v[0] = r
-        stack_j[0] = iptr[r]
-        stack_pa[0] = 1.0
-        stack_ps[0] = 1.0
-        sp = 1
-        while sp > 0:
-            v = stack_v[sp - 1]
-            j = stack_j[sp - 1]
-            pa = stack_pa[sp - 1]
-            ps = stack_ps[sp - 1]
-            end = iptr[v + 1]
-            pushed = False
-            while j < end:
-                u = isrc[j]
-                su = state[u]
-                if su == 2:
-                    if iatt[j]:
-                        pa *= 1.0 - sigma[u]
-                    else:
-                        ps *= 1.0 - sigma[u]
-                    j += 1
-                    continue
-                if su == 1:
-                    return False
-                stack_j[sp - 1] = j  # edge j is read again once u is final
-                stack_pa[sp - 1] = pa
-                stack_ps[sp - 1] = ps
-                state[u] = 1
-                stack_v[sp] = u
-                stack_j[sp] = iptr[u]
-                stack_pa[sp] = 1.0
-                stack_ps[sp] = 1.0
-                sp += 1
-                pushed = True
-                break
-            if not pushed:
-                va = 1.0 - pa
-                vs = 1.0 - ps
-                v0 = tau[v]
-                if va >= vs:
-                    sigma[v] = v0 - v0 * (va - vs)
-                else:
-                    sigma[v] = v0 + (1.0 - v0) * (vs - va)
-                state[v] = 2
-                sp -= 1
-    return True
-
-
-@njit(cache=True)
-def _index_order_direction(n, iptr, isrc):  # pragma: no cover - compiled
-    """+1 if every edge goes from a lower to a higher index (index order is topological), -1 if
-    every edge goes from higher to lower (reverse index order is), 0 otherwise. One sequential
-    pass: worth it because frameworks numbered in debate order (source QBAFs: later arguments
-    attack earlier ones) can then be evaluated with sequential instead of random row reads."""
-    up = True
-    down = True
-    for v in range(n):
-        for j in range(iptr[v], iptr[v + 1]):
-            u = isrc[j]
-            if u >= v:
-                up = False
-            if u <= v:
-                down = False
-        if not up and not down:
-            return 0
-    if up:
-        return 1
-    return -1 if down else 0
-
-
+# -------------------------------------------------------------------------------------- graph
 @njit(cache=True)
 def tarjan_components(n, iptr, isrc, done):  # pragma: no cover - compiled
     """Strongly connected components of the arguments not ``done``, by Tarjan's algorithm
     (iterative, explicit call stack) following the adjacency ``iptr``/``isrc``.
 
     Tarjan emits a component only after every component reachable from it through that
-    adjacency. Run on the *predecessor* graph (the DF-QuAD solver), "reachable" means
+    adjacency. Run on the *predecessor* graph (the gradual-semantics solver), "reachable" means
     "ancestor", so the emission order is a topological order of the original condensation; run
     on successors (the bipolar kernels) it is a reverse topological order. ``done`` arguments
     are skipped, as roots and as neighbours. Returns ``(comp_ptr, comp_nodes, n_comps)``.
@@ -293,183 +179,6 @@ def tarjan_components(n, iptr, isrc, done):  # pragma: no cover - compiled
                 nc += 1
     comp_ptr[nc] = pos
     return comp_ptr, comp_nodes, nc
-
-
-@njit(cache=True)
-def _has_self_loop(v, iptr, isrc):  # pragma: no cover - compiled
-    for j in range(iptr[v], iptr[v + 1]):
-        if isrc[j] == v:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _iterate_component(c, tau, iptr, isrc, iatt, sigma, method, max_iter, tol, step, new, base, k1, k2, k3):  # pragma: no cover
-    """Iterate one cyclic component ``c`` (argument indices) with its predecessors fixed, from
-    the current σ (= τ on entry). Stops at the first iterate whose residual ‖f(σ) − σ‖∞ ≤ tol or
-    after ``max_iter`` sweeps/steps; returns ``(iterations, residual)``. Mirrors
-    ``reference.dfquad_reference`` statement by statement."""
-    s = c.shape[0]
-    it = 0
-    res = 0.0
-    while True:
-        res = 0.0
-        for i in range(s):
-            v = c[i]
-            new[i] = _f(v, tau, iptr, isrc, iatt, sigma)
-            d = abs(new[i] - sigma[v])
-            if d > res:
-                res = d
-        if res <= tol or it >= max_iter:
-            break
-        it += 1
-        if method == 0:
-            for i in range(s):
-                sigma[c[i]] = new[i]
-        else:
-            for i in range(s):
-                v = c[i]
-                base[i] = sigma[v]
-                k1[i] = new[i] - base[i]
-            for i in range(s):
-                sigma[c[i]] = base[i] + 0.5 * step * k1[i]
-            for i in range(s):
-                v = c[i]
-                k2[i] = _f(v, tau, iptr, isrc, iatt, sigma) - sigma[v]
-            for i in range(s):
-                sigma[c[i]] = base[i] + 0.5 * step * k2[i]
-            for i in range(s):
-                v = c[i]
-                k3[i] = _f(v, tau, iptr, isrc, iatt, sigma) - sigma[v]
-            for i in range(s):
-                sigma[c[i]] = base[i] + step * k3[i]
-            for i in range(s):
-                v = c[i]
-                new[i] = _f(v, tau, iptr, isrc, iatt, sigma) - sigma[v]  # k4
-            for i in range(s):
-                x = base[i] + step / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + new[i])
-                sigma[c[i]] = min(1.0, max(0.0, x))
-    return it, res
-
-
-@njit(cache=True)
-def _iterate_large_component(c, tau, iptr, isrc, iatt, sigma, loc, method, max_iter, tol, step, new, base, k1, k2, k3):  # pragma: no cover
-    """:func:`_iterate_component` on a compact copy of the component: its rows renumbered
-    0..s-1 and stored contiguously, every edge keeping its position in its row, and the fixed
-    values of external predecessors copied next to the component's own values. Each sweep then
-    reads rows sequentially instead of jumping through the whole graph; the arithmetic, and so
-    every bit of the result, is unchanged. ``loc`` is a scratch array of -1s (left as found)."""
-    s = c.shape[0]
-    m = 0
-    for i in range(s):
-        loc[c[i]] = i
-        m += iptr[c[i] + 1] - iptr[c[i]]
-    lptr = np.empty(s + 1, np.int64)
-    lsrc = np.empty(m, np.int64)
-    latt = np.empty(m, np.bool_)
-    ltau = np.empty(s, np.float64)
-    lval = np.empty(s + m, np.float64)
-    ext = s
-    k = 0
-    for i in range(s):
-        v = c[i]
-        lptr[i] = k
-        ltau[i] = tau[v]
-        lval[i] = sigma[v]
-        for j in range(iptr[v], iptr[v + 1]):
-            u = isrc[j]
-            latt[k] = iatt[j]
-            if loc[u] >= 0:
-                lsrc[k] = loc[u]
-            else:
-                lsrc[k] = ext
-                lval[ext] = sigma[u]
-                ext += 1
-            k += 1
-    lptr[s] = k
-    it, res = _iterate_component(np.arange(s), ltau, lptr, lsrc, latt, lval, method, max_iter, tol, step, new, base, k1, k2, k3)
-    for i in range(s):
-        sigma[c[i]] = lval[i]
-        loc[c[i]] = -1
-    return it, res
-
-
-@njit(cache=True)
-def dfquad_solve(n, tau, iptr, isrc, iatt, method, max_iter, tol, step):  # pragma: no cover
-    """DF-QuAD strengths of a whole framework (or of a batch: disjoint frameworks are just one
-    bigger graph).
-
-    1. An acyclic graph is evaluated exactly in one pass: in index order (or its reverse) when
-       every edge respects it (:func:`_index_order_direction`), else in the post-order of
-       :func:`_dfs_eval`.
-    2. Otherwise every argument not yet final is condensed by :func:`tarjan_components`; components
-       come out in topological order.
-       A singleton without a self-loop is evaluated exactly; every other component is iterated
-       by :func:`_iterate_component` with its predecessors fixed.
-
-    Returns ``(sigma, cyc_node, cyc_size, cyc_iters, cyc_res, bad)``: one entry per cyclic
-    component (a representative argument, its size, its iterations and its final residual), and
-    ``bad[v]`` True iff ``v`` lies in a cyclic component that did not reach ``tol``.
-    """
-    sigma = tau.copy()
-    bad = np.zeros(n, np.bool_)
-    z = np.zeros(0, np.int64)
-    direction = _index_order_direction(n, iptr, isrc)
-    if direction != 0:
-        for i in range(n):
-            v = i if direction == 1 else n - 1 - i
-            sigma[v] = _f(v, tau, iptr, isrc, iatt, sigma)
-        return sigma, z, z.copy(), z.copy(), np.zeros(0, np.float64), bad
-    state = np.zeros(n, np.uint8)
-    if _dfs_eval(n, tau, iptr, isrc, iatt, sigma, state):
-        return sigma, z, z.copy(), z.copy(), np.zeros(0, np.float64), bad
-    done = np.zeros(n, np.bool_)
-    for v in range(n):
-        if state[v] == 2:
-            done[v] = True
-        else:
-            sigma[v] = tau[v]  # σ⁰ = τ for everything not final
-    comp_ptr, comp_nodes, nc = tarjan_components(n, iptr, isrc, done)
-    max_size = 0
-    n_cyc = 0
-    for ci in range(nc):
-        s = comp_ptr[ci + 1] - comp_ptr[ci]
-        if s > max_size:
-            max_size = s
-        if s > 1 or _has_self_loop(comp_nodes[comp_ptr[ci]], iptr, isrc):
-            n_cyc += 1
-    new = np.empty(max_size, np.float64)
-    base = np.empty(max_size, np.float64)
-    k1 = np.empty(max_size, np.float64)
-    k2 = np.empty(max_size, np.float64)
-    k3 = np.empty(max_size, np.float64)
-    cyc_node = np.empty(n_cyc, np.int64)
-    cyc_size = np.empty(n_cyc, np.int64)
-    cyc_iters = np.empty(n_cyc, np.int64)
-    cyc_res = np.empty(n_cyc, np.float64)
-    loc = np.full(n if max_size >= LARGE_COMPONENT else 0, -1, np.int64)
-    q = 0
-    for ci in range(nc):
-        c = comp_nodes[comp_ptr[ci] : comp_ptr[ci + 1]]
-        v0 = c[0]
-        if c.shape[0] == 1 and not _has_self_loop(v0, iptr, isrc):
-            sigma[v0] = _f(v0, tau, iptr, isrc, iatt, sigma)
-            continue
-        if c.shape[0] >= LARGE_COMPONENT:
-            it, res = _iterate_large_component(
-                c, tau, iptr, isrc, iatt, sigma, loc, method, max_iter, tol, step, new, base, k1, k2, k3
-            )
-        else:
-            it, res = _iterate_component(c, tau, iptr, isrc, iatt, sigma, method, max_iter, tol, step, new, base, k1, k2, k3)
-        cyc_node[q] = v0
-        cyc_size[q] = c.shape[0]
-        cyc_iters[q] = it
-        cyc_res[q] = res
-        if not res <= tol:
-            for v in c:
-                bad[v] = True
-        q += 1
-    return sigma, cyc_node, cyc_size, cyc_iters, cyc_res, bad
 
 
 # -------------------------------------------------------------------------------------- paths
@@ -561,32 +270,51 @@ def pro_con_chunk(iptr, isrc, iatt, targets, r0, r1, z, in_queue, queue, touched
     return pro_ptr, pro_idx, con_ptr, con_idx
 
 
+@njit(cache=True, inline="always")
+def _push(u, seen, stack, top):  # pragma: no cover - compiled
+    # put u on the search stack unless it was seen; the new stack height
+    if seen[u]:
+        return top
+    seen[u] = True
+    stack[top] = u
+    return top + 1
+
+
+@njit(cache=True, inline="always")
+def _reach_from_stack(ptr, src, seen, stack, top):  # pragma: no cover - compiled
+    # depth-first search along ``src`` rows from the ``top`` nodes on ``stack`` (already seen)
+    while top > 0:
+        top -= 1
+        v = stack[top]
+        for j in range(ptr[v], ptr[v + 1]):
+            top = _push(src[j], seen, stack, top)
+    return seen
+
+
+@njit(cache=True)
+def reach_backward(n, ptr, src, seeds):  # pragma: no cover - compiled
+    """Mask of the nodes with a (possibly empty) path to some seed, following ``src`` rows
+    (depth-first, explicit stack)."""
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(max(n, 1), dtype=np.int64)
+    top = 0
+    for s in seeds:
+        top = _push(s, seen, stack, top)
+    return _reach_from_stack(ptr, src, seen, stack, top)
+
+
 @njit(cache=True)
 def reach_to_targets(n, iptr, isrc, is_target):  # pragma: no cover - compiled
-    """Arguments with a non-empty path to some target (breadth-first search backwards from all
-    targets at once)."""
-    seen = np.zeros(n, np.bool_)
-    queue = np.empty(n, np.int64)
-    tail = 0
+    """Arguments with a non-empty path to some target: the search of :func:`reach_backward`
+    started from the targets' predecessors."""
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(max(n, 1), dtype=np.int64)
+    top = 0
     for x in range(n):
         if is_target[x]:
             for j in range(iptr[x], iptr[x + 1]):
-                u = isrc[j]
-                if not seen[u]:
-                    seen[u] = True
-                    queue[tail] = u
-                    tail += 1
-    head = 0
-    while head < tail:
-        v = queue[head]
-        head += 1
-        for j in range(iptr[v], iptr[v + 1]):
-            u = isrc[j]
-            if not seen[u]:
-                seen[u] = True
-                queue[tail] = u
-                tail += 1
-    return seen
+                top = _push(isrc[j], seen, stack, top)
+    return _reach_from_stack(iptr, isrc, seen, stack, top)
 
 
 # -------------------------------------------------------------------------------------- graph
@@ -642,3 +370,124 @@ def globalize_edges(local, edge_offsets, node_offsets):  # pragma: no cover - co
             glob[k, 0] = base + s
             glob[k, 1] = base + t
     return -1, glob
+
+
+# ------------------------------------------------------------------------------------ from_edges
+_FIBONACCI = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: multiplicative hashing
+
+
+@njit(cache=True, inline="always")
+def _log2_ceil(size):  # pragma: no cover - compiled
+    # bits of the smallest power of two ≥ size, at least 1: a hash table's slot count and shift
+    bits = 1
+    while (1 << bits) < size:
+        bits += 1
+    return bits
+
+
+@njit(cache=True)
+def address_table(keys):  # pragma: no cover - compiled
+    """An open-addressing hash table of ``keys`` (object addresses, never 0) for
+    :func:`match_addresses`: slots of (key, position), 2-4 slots per key, hashed by Fibonacci
+    multiplication; a repeated key keeps its first position."""
+    bits = _log2_ceil(2 * keys.shape[0])
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    slots = np.zeros((1 << bits, 2), np.int64)  # key 0: empty
+    for i in range(keys.shape[0]):
+        k = keys[i]
+        h = np.int64((np.uint64(k) * _FIBONACCI) >> shift)
+        while slots[h, 0] != 0 and slots[h, 0] != k:
+            h = (h + 1) & mask
+        if slots[h, 0] == 0:
+            slots[h, 0] = k
+            slots[h, 1] = i
+    return slots
+
+
+@njit(cache=True)
+def match_addresses(slots, queries):  # pragma: no cover - compiled
+    """Position of each of ``queries`` in the keys of :func:`address_table` ``slots``, -1 where
+    absent: one probe (one cache line) per query, mostly, against the log2(keys) cache-missing
+    probes of a binary search."""
+    mask = slots.shape[0] - 1
+    shift = np.uint64(64 - _log2_ceil(slots.shape[0]))
+    out = np.full(queries.shape[0], -1, np.int64)
+    for i in range(queries.shape[0]):
+        k = queries[i]
+        h = np.int64((np.uint64(k) * _FIBONACCI) >> shift)
+        while slots[h, 0] != 0:
+            if slots[h, 0] == k:
+                out[i] = slots[h, 1]
+                break
+            h = (h + 1) & mask
+    return out
+
+
+@njit(cache=True, inline="always")
+def _code_len(u, i):  # pragma: no cover - compiled
+    # Code points of row i of a fixed-width string array without its zero padding.
+    k = u.shape[1]
+    while k > 0 and u[i, k - 1] == 0:
+        k -= 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _code_hash(u, i, k):  # pragma: no cover - compiled
+    h = np.uint64(14695981039346656037)  # FNV-1a over the code points
+    for j in range(k):
+        h = (h ^ np.uint64(u[i, j])) * np.uint64(1099511628211)
+    return h * _FIBONACCI
+
+
+@njit(cache=True, inline="always")
+def _code_equal(u, i, ki, w, j, kj):  # pragma: no cover - compiled
+    if ki != kj:
+        return False
+    for c in range(ki):
+        if u[i, c] != w[j, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def string_table(keys):  # pragma: no cover - compiled
+    """An open-addressing hash table of the strings ``keys`` — an (n, width) array of their code
+    points, zero-padded (a fixed-width numpy string array viewed as ``uint32``) — for
+    :func:`match_strings`: slots hold key positions (-1: empty), 2-4 slots per key; a repeated
+    key keeps its first position."""
+    n = keys.shape[0]
+    bits = _log2_ceil(2 * n)
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    slots = np.full(1 << bits, -1, np.int64)
+    for i in range(n):
+        k = _code_len(keys, i)
+        h = np.int64(_code_hash(keys, i, k) >> shift)
+        while slots[h] != -1 and not _code_equal(keys, slots[h], _code_len(keys, slots[h]), keys, i, k):
+            h = (h + 1) & mask
+        if slots[h] == -1:
+            slots[h] = i
+    return slots
+
+
+@njit(cache=True)
+def match_strings(slots, keys, queries):  # pragma: no cover - compiled
+    """Position of each row of ``queries`` (code points, zero-padded, any width) among the rows
+    of ``keys`` through :func:`string_table` ``slots``; -1 where absent. Zero padding is not
+    part of a string here, so a string ending in NUL characters matches its stripped form: the
+    caller compares lengths."""
+    mask = slots.shape[0] - 1
+    shift = np.uint64(64 - _log2_ceil(slots.shape[0]))
+    out = np.full(queries.shape[0], -1, np.int64)
+    for i in range(queries.shape[0]):
+        k = _code_len(queries, i)
+        h = np.int64(_code_hash(queries, i, k) >> shift)
+        while slots[h] != -1:
+            j = slots[h]
+            if _code_equal(keys, j, _code_len(keys, j), queries, i, k):
+                out[i] = j
+                break
+            h = (h + 1) & mask
+    return out

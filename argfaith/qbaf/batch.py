@@ -42,6 +42,7 @@ from argfaith.qbaf.errors import (
     QBAFError,
     UnknownArgumentError,
 )
+from argfaith.qbaf.semantics import DFQUAD, GradualSemantics, SemanticsDomainError
 
 if TYPE_CHECKING:
     from argfaith.qbaf.framework import QBAF
@@ -316,12 +317,49 @@ def dfquad_batch(
     framework independently; ``strict=True`` raises :class:`NotConvergedError` naming the first
     frameworks that did not converge. Other semantics: :func:`argfaith.qbaf.gradual.gradual_batch`.
     """
-    out = solve_csr(batch.n_arguments, batch.base_scores, batch.in_csr, method=method, max_iter=max_iter, tol=tol, step=step)
-    return _batch_result(batch, out, method=method, max_iter=max_iter, tol=tol, strict=strict, semantics=None)
+    return solve_batch(batch, DFQUAD, method=method, max_iter=max_iter, tol=tol, strict=strict, step=step)
+
+
+def solve_batch(
+    batch: QBAFBatch, semantics: GradualSemantics, *, method: str, max_iter: int, tol: float, strict: bool, step: float
+) -> BatchStrengthResult:
+    """The strengths of every framework of ``batch`` under ``semantics`` in one solver call (the
+    body of :func:`dfquad_batch` and :func:`argfaith.qbaf.gradual.gradual_batch`): domain check,
+    solve, per-framework diagnostics."""
+    _check_batch_domain(semantics, batch)
+    out = solve_csr(batch.n_arguments, batch.base_scores, batch.in_csr, semantics=semantics, method=method, max_iter=max_iter, tol=tol, step=step)
+    return _batch_result(batch, out, method=method, max_iter=max_iter, tol=tol, strict=strict, semantics=semantics)
+
+
+def _check_batch_domain(sem: GradualSemantics, batch: QBAFBatch) -> None:
+    """Domain restrictions, checked on the whole batch and naming the framework: an attack-only
+    semantics refuses supports, a restricted (acyclic-only) one a cycle."""
+    if sem.attack_only and batch.supports.shape[0]:
+        f = int(np.searchsorted(batch.support_offsets, 0, side="right") - 1)
+        raise SemanticsDomainError(
+            f"the {sem.title or sem.name} semantics is defined for attack-only frameworks; framework {f} of the batch has "
+            f"supports (first: local edge {tuple(int(v) for v in batch.supports[0])})"
+        )
+    if sem.acyclic_only:
+        from argfaith.qbaf._kernels import scc_topological
+
+        iptr, isrc, _ = batch.in_csr
+        comp_ptr, comp_nodes, nc = scc_topological(batch.n_arguments, iptr, isrc)
+        sizes = np.diff(comp_ptr[: nc + 1])
+        loops = np.flatnonzero(isrc == np.repeat(np.arange(batch.n_arguments), np.diff(iptr)))
+        if (sizes > 1).any() or loops.size:
+            v = int(comp_nodes[comp_ptr[int(np.flatnonzero(sizes > 1)[0])]]) if (sizes > 1).any() else int(
+                np.searchsorted(iptr, loops[0], side="right") - 1
+            )
+            f = int(np.searchsorted(batch.node_offsets, v, side="right") - 1)
+            raise SemanticsDomainError(
+                f"the {sem.title or sem.name} semantics is defined on acyclic frameworks only ({sem.citation}); framework {f} "
+                f"of the batch has a cycle through its argument {v - int(batch.node_offsets[f])}"
+            )
 
 
 def _batch_result(
-    batch: QBAFBatch, out: tuple[np.ndarray, ...], *, method: str, max_iter: int, tol: float, strict: bool, semantics: Any
+    batch: QBAFBatch, out: tuple[np.ndarray, ...], *, method: str, max_iter: int, tol: float, strict: bool, semantics: GradualSemantics
 ) -> BatchStrengthResult:
     """Reduce the kernel's per-component diagnostics to per-framework arrays."""
     n_fw = len(batch)
@@ -338,7 +376,6 @@ def _batch_result(
     converged[fw[~(cyc_res <= tol)]] = False
     for a in (sigma, iterations, residual, n_cyc, converged, bad_mask):
         a.setflags(write=False)
-    name = semantics.name if semantics is not None else "dfquad"
     res = BatchStrengthResult(
         values=sigma,
         node_offsets=batch.node_offsets,
@@ -349,14 +386,13 @@ def _batch_result(
         method=method,
         batch=batch,
         not_converged_mask=bad_mask,
-        semantics=name,
+        semantics=semantics.name,
     )
     if strict and not res.all_converged:
         bad = np.flatnonzero(~converged)
         shown = ", ".join(str(int(f)) for f in bad[:10]) + (", ..." if bad.size > 10 else "")
-        title = (semantics.title or semantics.name) if semantics is not None else "DF-QuAD"
         raise NotConvergedError(
-            f"{title} ({method}) did not converge within {max_iter} iterations in {bad.size} framework(s) of the "
+            f"{semantics.title or semantics.name} ({method}) did not converge within {max_iter} iterations in {bad.size} framework(s) of the "
             f"batch: {shown} (largest residual {float(residual.max()):.3g} > tol {tol:g})"
         )
     return res

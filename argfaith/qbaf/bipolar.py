@@ -701,7 +701,7 @@ def _checked_ids(q: QBAF, arguments: Iterable[str]) -> list[str]:
 
 
 def _ancestor_mask(q: QBAF, seeds: list[int]) -> np.ndarray:
-    from argfaith.qbaf._bipolar_kernels import reach_backward
+    from argfaith.qbaf._kernels import reach_backward
 
     ptr, src, _ = q.in_csr
     return reach_backward(q.n, ptr, src, np.asarray(seeds, dtype=np.int64))

@@ -2,7 +2,8 @@
 
 Public entry point :func:`dfquad_strengths` returns a :class:`StrengthResult` carrying the
 strengths together with the solver diagnostics (converged, iterations, residual). The work is
-done by one numba kernel (:func:`argfaith.qbaf._kernels.dfquad_solve`); the plain-Python
+done by one numba kernel (:func:`argfaith.qbaf._gradual_kernels.dfquad_solve`, the DF-QuAD
+instance of the solver every gradual semantics shares); the plain-Python
 :func:`argfaith.qbaf.reference.dfquad_reference` implements the same scheme for tests.
 
 Solver scheme (PAPER.md §2, the reading argfaith adopts for cyclic summary QBAFs):
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from argfaith.qbaf.errors import NotConvergedError, UnknownArgumentError
+from argfaith.qbaf.semantics import DFQUAD, GradualSemantics
 
 if TYPE_CHECKING:
     from argfaith.qbaf.framework import QBAF
@@ -138,20 +140,27 @@ def solve_csr(
     tau: np.ndarray,
     in_csr: tuple[np.ndarray, np.ndarray, np.ndarray],
     *,
+    semantics: GradualSemantics = DFQUAD,
     method: str = "sync",
     max_iter: int = 10_000,
     tol: float = 1e-9,
     step: float = 0.5,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run the kernel on raw CSR arrays (shared by :func:`dfquad_strengths` and the batch API).
+    """Run the solver on raw CSR arrays: the one way into the kernels, shared by
+    :func:`dfquad_strengths`, :func:`argfaith.qbaf.gradual.gradual_strengths` and both batch
+    APIs. product × linear(1) runs on the DF-QuAD instance of the solver, every other semantics
+    on its modular instance (:mod:`argfaith.qbaf._gradual_kernels`).
 
     Returns ``(sigma, cyc_node, cyc_size, cyc_iters, cyc_res, not_converged_mask)``.
     """
     code = _check_options(method, max_iter, tol, step)
-    from argfaith.qbaf._kernels import dfquad_solve
+    from argfaith.qbaf._gradual_kernels import dfquad_solve, gradual_solve
 
     iptr, isrc, iatt = in_csr
-    return dfquad_solve(n, tau, iptr, isrc, iatt, code, int(max_iter), float(tol), float(step))
+    if semantics.is_dfquad:
+        return dfquad_solve(n, tau, iptr, isrc, iatt, code, int(max_iter), float(tol), float(step))
+    agg, inf, k, p = semantics.kernel_codes
+    return gradual_solve(n, tau, iptr, isrc, iatt, agg, inf, k, p, code, int(max_iter), float(tol), float(step))
 
 
 def dfquad_strengths(

@@ -5,8 +5,9 @@ solver scheme (exact one pass on acyclic frameworks; cyclic strongly connected c
 iterated synchronously — ``method="sync"``, the discrete semantics — or by RK4 on the
 continuous model dσ/dt = ι(w, α(σ)) − σ — ``method="rk4"``, Potyka 2018/2019), the same
 stopping rule and the same :class:`~argfaith.qbaf.dfquad.StrengthResult` with ``converged``,
-``iterations`` and ``residual``. DF-QuAD itself (and any product × linear(1) composition) runs
-on the dedicated DF-QuAD kernel, so its results are bit-identical to ``dfquad_strengths``.
+``iterations`` and ``residual``. Every semantics runs on the one solver of
+:mod:`argfaith.qbaf._gradual_kernels`; DF-QuAD (and any product × linear(1) composition) on its
+DF-QuAD instance, so its results are bit-identical to ``dfquad_strengths``.
 
 :func:`gradual_batch` is the batch API (:class:`~argfaith.qbaf.batch.QBAFBatch`, one kernel call
 for many small frameworks) for every semantics.
@@ -28,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from argfaith.qbaf.dfquad import StrengthResult, _check_options, solve_csr, strength_result
-from argfaith.qbaf.semantics import GradualSemantics, QuADCombination, get_semantics
+from argfaith.qbaf.dfquad import StrengthResult, solve_csr, strength_result
+from argfaith.qbaf.semantics import GradualSemantics, get_semantics
 
 if TYPE_CHECKING:
     from argfaith.qbaf.batch import BatchStrengthResult, QBAFBatch
@@ -39,29 +40,10 @@ __all__ = ["gradual_strengths", "gradual_batch", "solve_semantics_csr", "strengt
 
 
 def solve_semantics_csr(
-    sem: GradualSemantics,
-    n: int,
-    tau: np.ndarray,
-    in_csr: tuple[np.ndarray, np.ndarray, np.ndarray],
-    *,
-    method: str = "sync",
-    max_iter: int = 10_000,
-    tol: float = 1e-9,
-    step: float = 0.5,
+    sem: GradualSemantics, n: int, tau: np.ndarray, in_csr: tuple[np.ndarray, np.ndarray, np.ndarray], **options: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run the kernel of ``sem`` on raw CSR arrays: ``(sigma, cyc_node, cyc_size, cyc_iters,
-    cyc_res, not_converged_mask)`` (the DF-QuAD kernel for product × linear(1))."""
-    if sem.is_dfquad:
-        return solve_csr(n, tau, in_csr, method=method, max_iter=max_iter, tol=tol, step=step)
-    code = _check_options(method, max_iter, tol, step)
-    iptr, isrc, iatt = in_csr
-    from argfaith.qbaf._gradual_kernels import gradual_solve
-
-    inf = sem.influence
-    k = float(getattr(inf, "k", 1.0))
-    p = float(getattr(inf, "p", 1.0))
-    agg = 3 if isinstance(inf, QuADCombination) else sem.aggregation.code  # QuAD folds from w
-    return gradual_solve(n, tau, iptr, isrc, iatt, agg, type(inf).code, k, p, code, int(max_iter), float(tol), float(step))
+    """:func:`argfaith.qbaf.dfquad.solve_csr` for ``sem`` (``options``: method, max_iter, tol, step)."""
+    return solve_csr(n, tau, in_csr, semantics=sem, **options)
 
 
 def gradual_strengths(
@@ -101,8 +83,8 @@ def gradual_strengths(
         sem.check_domain(qbaf)
     # A restricted semantics runs without iterations: the kernel finds any cycle on the way
     # (an acyclic framework is one exact pass either way), so the domain check costs nothing.
-    out = solve_semantics_csr(
-        sem, qbaf.n, qbaf.base_scores, qbaf.in_csr, method=method, max_iter=0 if sem.acyclic_only else max_iter, tol=tol, step=step
+    out = solve_csr(
+        qbaf.n, qbaf.base_scores, qbaf.in_csr, semantics=sem, method=method, max_iter=0 if sem.acyclic_only else max_iter, tol=tol, step=step
     )
     if sem.acyclic_only and out[1].shape[0]:  # a cyclic component
         sem.check_domain(qbaf)  # raises, naming an argument on a cycle
@@ -125,39 +107,9 @@ def gradual_batch(
     Domain restrictions are checked on the whole batch: an attack-only semantics refuses a batch
     with supports; a restricted (acyclic-only) one a batch with a cycle, naming the framework.
     """
-    from argfaith.qbaf.batch import _batch_result
+    from argfaith.qbaf.batch import solve_batch
 
-    sem = get_semantics(semantics)
-    _check_batch_domain(sem, batch)
-    out = solve_semantics_csr(sem, batch.n_arguments, batch.base_scores, batch.in_csr, method=method, max_iter=max_iter, tol=tol, step=step)
-    return _batch_result(batch, out, method=method, max_iter=max_iter, tol=tol, strict=strict, semantics=sem)
-
-
-def _check_batch_domain(sem: GradualSemantics, batch: QBAFBatch) -> None:
-    from argfaith.qbaf.semantics import SemanticsDomainError
-
-    if sem.attack_only and batch.supports.shape[0]:
-        f = int(np.searchsorted(batch.support_offsets, 0, side="right") - 1)
-        raise SemanticsDomainError(
-            f"the {sem.title or sem.name} semantics is defined for attack-only frameworks; framework {f} of the batch has "
-            f"supports (first: local edge {tuple(int(v) for v in batch.supports[0])})"
-        )
-    if sem.acyclic_only:
-        from argfaith.qbaf._kernels import scc_topological
-
-        iptr, isrc, _ = batch.in_csr
-        comp_ptr, comp_nodes, nc = scc_topological(batch.n_arguments, iptr, isrc)
-        sizes = np.diff(comp_ptr[: nc + 1])
-        loops = np.flatnonzero(isrc == np.repeat(np.arange(batch.n_arguments), np.diff(iptr)))
-        if (sizes > 1).any() or loops.size:
-            v = int(comp_nodes[comp_ptr[int(np.flatnonzero(sizes > 1)[0])]]) if (sizes > 1).any() else int(
-                np.searchsorted(iptr, loops[0], side="right") - 1
-            )
-            f = int(np.searchsorted(batch.node_offsets, v, side="right") - 1)
-            raise SemanticsDomainError(
-                f"the {sem.title or sem.name} semantics is defined on acyclic frameworks only ({sem.citation}); framework {f} "
-                f"of the batch has a cycle through its argument {v - int(batch.node_offsets[f])}"
-            )
+    return solve_batch(batch, get_semantics(semantics), method=method, max_iter=max_iter, tol=tol, strict=strict, step=step)
 
 
 def strength_function(semantics: str | GradualSemantics, **options: Any) -> Callable[[QBAF], dict[str, float]]:

@@ -282,15 +282,16 @@ def from_networkx(g: nx.DiGraph, *, tau: float | None = None, debate: bool | Non
         debate = g.graph.get("debate")
     if debate is None:
         debate = bool(is_prop.any())
-    index = dict(zip(ids, range(n)))
-    from argfaith.qbaf.framework import _pairs_to_array
+    from argfaith.qbaf.framework import _IdMatcher, _pairs_to_array
 
-    att = _pairs_to_array(attacks, "attacks", lambda: (index, ids))
-    sup = _pairs_to_array(supports, "supports", lambda: (index, ids))
+    matcher = _IdMatcher(ids)
+    att = _pairs_to_array(attacks, "attacks", lambda: matcher)
+    sup = _pairs_to_array(supports, "supports", lambda: matcher)
     return QBAF(
         ids, is_prop, bs, att, sup,
         texts=cols.get("text"), speakers=cols.get("speaker"), positions=cols.get("position"),
         metadata=cols.get("metadata"), tau=t, debate=bool(debate), name=g.graph.get("name"),
+        copy=False,  # every array here was built above
     )
 
 

@@ -389,8 +389,17 @@ class GradualSemantics:
 
     @property
     def is_dfquad(self) -> bool:
-        """product × linear(1): served by the dedicated DF-QuAD kernel (bit-identical to it)."""
+        """product × linear(1): solved by the DF-QuAD instance of the solver, whose rule is fixed
+        at compile time (bit-identical to the modular instance on the same pair)."""
         return self.aggregation.code == 1 and isinstance(self.influence, Linear) and self.influence.k == 1.0
+
+    @property
+    def kernel_codes(self) -> tuple[int, int, float, float]:
+        """``(agg, inf, k, p)``: the modular rule of :mod:`argfaith.qbaf._gradual_kernels`
+        (QuAD's combination folds from w, so it takes the aggregation code 3)."""
+        inf = self.influence
+        agg = 3 if isinstance(inf, QuADCombination) else self.aggregation.code
+        return agg, type(inf).code, float(inf.k), float(inf.p)
 
     @property
     def spec(self) -> str:

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from argfaith.qbaf import QBAF
-from argfaith.qbaf._bipolar_kernels import reach_backward, scc_labels, transpose_csr
+from argfaith.qbaf._bipolar_kernels import scc_labels, transpose_csr
+from argfaith.qbaf._kernels import reach_backward
 from argfaith.qbaf.bipolar import (
     credulous_acceptance,
     d_preferred_extensions,

@@ -84,8 +84,8 @@ def test_cyclic_components_iterated_like_the_reference(name, q, tol):
 @settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(q=qbafs(max_size=9), method=st.sampled_from(["sync", "rk4"]))
 def test_generic_kernel_on_product_linear1_is_bit_identical_to_dfquad(q, method):
-    """DF-QuAD = product × linear(1): the generic kernel, forced onto that pair, reproduces the
-    dedicated DF-QuAD kernel bit for bit (what makes DF-QuAD a true member of the family)."""
+    """DF-QuAD = product × linear(1): the solver's modular instance, forced onto that pair,
+    reproduces its DF-QuAD instance bit for bit (what makes DF-QuAD a true member of the family)."""
     from argfaith.qbaf._gradual_kernels import gradual_solve
 
     iptr, isrc, iatt = q.in_csr
@@ -277,3 +277,30 @@ def test_results_addressable_by_position_and_id():
     assert r.index("a") == 1
     with pytest.raises(IndexError, match="position 2 out of range for 2 arguments"):
         r[2]
+
+
+def test_every_solver_instance_compiles_under_names_of_its_own():
+    """The solver's instances are closures of one factory; numba names their compiled symbols
+    after the qualified name (and a per-process counter), so two instances sharing names could,
+    once cached by different processes, be loaded into one process under one symbol and run each
+    other's rule (it happened: top and product computing sum's update). Every function of every
+    instance must carry a name no other instance uses."""
+    from numba.core.registry import CPUDispatcher
+
+    from argfaith.qbaf import _gradual_kernels as K
+
+    def functions(dispatcher, seen):
+        if id(dispatcher) in seen:
+            return
+        seen[id(dispatcher)] = dispatcher.py_func.__qualname__
+        for cell in dispatcher.py_func.__closure__ or ():
+            if isinstance(cell.cell_contents, CPUDispatcher) and "_solver." in cell.cell_contents.py_func.__qualname__:
+                functions(cell.cell_contents, seen)
+
+    names = {}
+    for name in ("dfquad", "sum", "product", "top", "quad"):
+        seen = {}
+        functions(getattr(K, f"_{name.upper()}"), seen)
+        assert len(seen) == 5 and all(q.startswith(f"_{name}_solver.") for q in seen.values()), seen
+        names[name] = set(seen.values())
+    assert sum(len(v) for v in names.values()) == len(set().union(*names.values()))

@@ -3,6 +3,7 @@ acceptance of every argument, the set-attack relation computed once, results by 
 
 from __future__ import annotations
 
+import re
 import networkx as nx
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from argfaith.qbaf import QBAF, credulous_acceptance, from_networkx, set_attacks, to_networkx
 from argfaith.qbaf.bipolar import d_preferred_extensions, grounded_extension
-from argfaith.qbaf.errors import BaseScoreError, DuplicateEdgeError, QBAFError, UnknownArgumentError
+from argfaith.qbaf.errors import BaseScoreError, DuplicateArgumentError, DuplicateEdgeError, QBAFError, UnknownArgumentError
 from argfaith.qbaf.reference import credulous_reference
 from argfaith.qbaf.strategies import qbafs
 
@@ -53,6 +54,32 @@ def test_from_edges_errors_name_the_item():
         QBAF.from_edges({"p": 0.5, "a": 1.5})
     with pytest.raises(QBAFError, match=r"ids\[1\]: an id must be a non-empty string"):
         QBAF.from_edges([0.5, 0.2], ids=["p", ""])
+
+
+def test_from_edges_matches_ids_by_identity_and_by_value():
+    """Endpoints that are the id objects themselves, equal but distinct strings, and a mix, all
+    give the same framework; the caller's containers are copied, never shared."""
+    ids = [f"x{i}" for i in range(50)]
+    rng = np.random.default_rng(3)
+    pairs = [(int(s), int(t)) for s, t in rng.integers(0, 50, (120, 2)) if s != t]
+    pairs = list(dict.fromkeys(pairs))
+    att, sup = pairs[::2], pairs[1::2]
+    want = QBAF.from_arrays(rng.random(50), att, sup, ids=ids)
+    bs = dict(zip(ids, want.base_scores.tolist()))
+    same = lambda e: [(ids[s], ids[t]) for s, t in e]  # noqa: E731
+    fresh = lambda e: [("".join(("x", str(s))), "".join(("x", str(t)))) for s, t in e]  # noqa: E731
+    mixed = lambda e: [(ids[s], "".join(("x", str(t)))) for s, t in e]  # noqa: E731
+    for make in (same, fresh, mixed):
+        q = QBAF.from_edges(bs, make(att), make(sup))
+        assert q == want and all(np.array_equal(a, b) for a, b in zip(q.in_csr, want.in_csr))
+    with pytest.raises(UnknownArgumentError, match=r"attacks\[1\] \('x0' -> 'y'\): unknown argument 'y'"):
+        QBAF.from_edges(bs, [("x0", "x1"), ("x0", "y")])
+    with pytest.raises(DuplicateArgumentError, match="duplicate argument id 'x1'"):
+        QBAF.from_edges([0.5, 0.5, 0.5], attacks=[("x0", "x1")], ids=["x0", "x1", "x1"])
+    base, edges = np.array([0.5, 0.2]), np.array([[1, 0]])
+    q = QBAF.from_edges(base, edges)
+    base[0], edges[0, 0] = 0.9, 0  # the framework keeps its own copies
+    assert q.base_scores.tolist() == [0.5, 0.2] and q.attack_array.tolist() == [[1, 0]]
 
 
 def test_from_edges_debate_frameworks():
@@ -113,7 +140,7 @@ def test_set_attack_relation_is_computed_once_and_reused(monkeypatch):
     assert calls["n"] == 2
 
 
-def test_from_edges_matches_ids_by_identity_and_by_value():
+def test_from_edges_identity_and_value_paths_agree():
     """Endpoints that are the very id objects are matched by identity, equal-but-distinct strings
     by value (the two paths of the lookup must agree)."""
     rng = np.random.default_rng(3)
@@ -129,3 +156,42 @@ def test_from_edges_matches_ids_by_identity_and_by_value():
     for pairs in (same, fresh, mixed):
         q = QBAF.from_edges(dict(zip(ids, ref.base_scores.tolist())), pairs)
         assert np.array_equal(q.attack_array, ref.attack_array)
+
+
+@pytest.mark.parametrize("order", ["fresh-first", "same-first", "alternating"])
+def test_from_edges_matches_strings_by_characters_as_a_dictionary_would(order):
+    """Beyond the first edges the matcher picks identity or characters from a probe; both give the
+    positions a dictionary gives — for ids of any length and script, astral code points, and ids
+    that differ only by trailing NUL characters (which numpy's fixed-width strings drop)."""
+    rng = np.random.default_rng(11)
+    alphabet = ["a", "Z", "7", "é", "ß", "Ω", "中", "🙂", "\x00", " ", "-"]
+    ids = list(dict.fromkeys("".join(rng.choice(alphabet, size=int(rng.integers(1, 9)))) for _ in range(900)))
+    ids += [ids[0] + "\x00", ids[1] + "\x00\x00", "x", "x\x00"]
+    ids = [i for i in dict.fromkeys(ids) if i]
+    n = len(ids)
+    e = rng.integers(0, n, (3000, 2))
+    e = np.unique(e[e[:, 0] != e[:, 1]], axis=0)
+    rng.shuffle(e)
+    e = np.vstack([e, [[n - 1, n - 2], [n - 2, n - 1], [n - 3, 0], [1, n - 4]]])  # the NUL-suffixed ids
+    same = [(ids[s], ids[t]) for s, t in e.tolist()]
+    fresh = [("".join(list(ids[s])), "".join(list(ids[t]))) for s, t in e.tolist()]
+    assert all(a == b and a is not b for p, r in zip(same, fresh) for a, b in zip(p, r) if len(a) > 1)
+    half = len(e) // 2
+    pairs = {
+        "fresh-first": fresh[:half] + same[half:],
+        "same-first": same[:half] + fresh[half:],
+        "alternating": [a if k % 2 else b for k, (a, b) in enumerate(zip(same, fresh))],
+    }[order]
+    ref = QBAF.from_arrays(rng.random(n), e, ids=ids)
+    q = QBAF.from_edges(dict(zip(ids, ref.base_scores.tolist())), pairs)
+    assert q.ids == ref.ids and np.array_equal(q.attack_array, ref.attack_array)
+
+
+def test_from_edges_by_characters_still_names_a_bad_endpoint():
+    ids = [f"n{i}" for i in range(400)]
+    bs = dict.fromkeys(ids, 0.5)
+    fresh = [("".join(["n", str(i)]), "".join(["n", str(i + 1)])) for i in range(399)]
+    for bad, shown in (("n7\x00", "'n7\\x00'"), ("n1000", "'n1000'"), (7, "7")):
+        edges = fresh[:300] + [("n0", bad)] + fresh[300:]
+        with pytest.raises(UnknownArgumentError, match=rf"attacks\[300\] \('n0' -> {re.escape(shown)}\): unknown argument {re.escape(shown)}"):
+            QBAF.from_edges(bs, edges)

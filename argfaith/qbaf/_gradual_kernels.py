@@ -290,11 +290,21 @@ def _scaffolding(name, start, fold, finish):  # noqa: C901 - the solver, written
         # the loop, measured ~5% on RK4 sweeps of sum-aggregation semantics)
         acc_a = start(tau[x], P)
         acc_s = acc_a
-        for j in range(iptr[x], iptr[x + 1]):
+        # A row lists its attacks first (build_csr), so a first loop folds them without a branch
+        # per edge; the second folds the rest, any order still handled. Same folds in the same
+        # order as one loop — but with one loop LLVM turned the branch into a select on both
+        # accumulators, 7-9% slower on RK4 sweeps of the sum rule (paired, 10^5 arguments).
+        j = iptr[x]
+        end = iptr[x + 1]
+        while j < end and iatt[j]:
+            acc_a = fold(acc_a, sigma[isrc[j]], False, P)
+            j += 1
+        while j < end:
             if iatt[j]:
                 acc_a = fold(acc_a, sigma[isrc[j]], False, P)
             else:
                 acc_s = fold(acc_s, sigma[isrc[j]], True, P)
+            j += 1
         return finish(tau[x], acc_a, acc_s, x, iptr, iatt, P)
 
     @jit()

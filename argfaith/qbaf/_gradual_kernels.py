@@ -86,7 +86,7 @@ AGG_PRODUCT = 1
 AGG_TOP = 2
 AGG_QUAD = 3
 #: Cyclic components at least this large are iterated on a compact copy (see
-#: :func:`_iterate_large_component`); smaller ones in place, where copying would cost more.
+#: ``iterate_large_component`` of :func:`_scaffolding`); smaller ones in place, where copying would cost more.
 LARGE_COMPONENT = 256
 
 

@@ -367,11 +367,10 @@ class QBAF:
             raise QBAFError(f"arguments: expected a 1-d sequence of base scores, got shape {bs.shape}")
         if ids is not None:
             ids = list(ids)
-            # two C-level passes; the item-by-item scan only to name a bad id
+            # two C-level passes; the item-by-item scan only to name the bad id they found
             if set(map(type, ids)) - {str} or not all(ids):
-                bad_id = next((i for i, a in enumerate(ids) if not isinstance(a, str) or not a), None)
-                if bad_id is not None:
-                    raise QBAFError(f"ids[{bad_id}]: an id must be a non-empty string, got {ids[bad_id]!r}")
+                bad_id = next(i for i, a in enumerate(ids) if not isinstance(a, str) or not a)
+                raise QBAFError(f"ids[{bad_id}]: an id must be a non-empty string, got {ids[bad_id]!r}")
         matcher: _IdMatcher | None = None
 
         def lookup() -> _IdMatcher:
